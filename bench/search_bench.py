@@ -1,0 +1,193 @@
+"""Search speed and memory at scale, against rank-bm25 in the same run.
+
+    python bench/search_bench.py                 # 100k chunks of ~100 words, through the database
+    python bench/search_bench.py --chunks 1000000 --no-db --no-baseline   # 1M, engine only
+
+Prints our p50/p95 per query, the fresh-process time to a first answer and its
+memory, and rank-bm25's BM25Okapi.get_scores on the same corpus and queries, with
+the ratio between them. Targets (issue 2): 100k chunks p50 <= 3 ms, p95 <= 10 ms,
+serving memory <= 300 MB, first search within 2 s of start; 1M chunks p50 <= 30 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.corpus import ZipfWords  # noqa: E402
+from kb.index import BM25Index  # noqa: E402
+from kb.tokens import DEFAULT_TOKENIZER  # noqa: E402
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q))
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def time_queries(search, queries: list[str]) -> list[float]:
+    for q in queries[:5]:
+        search(q)
+    times = []
+    for q in queries:
+        t = time.perf_counter()
+        search(q)
+        times.append((time.perf_counter() - t) * 1000)
+    return times
+
+
+def build_database(texts: list[str], url: str) -> float:
+    """Write chunks the way sync does (one document per 10 chunks), return seconds."""
+    from sqlalchemy import insert
+
+    from bot.database import open_database
+    from kb.models import chunks, documents, index_state
+    from kb.sync import now
+
+    from kb.vocabulary import Vocabulary
+
+    engine = open_database(url)
+    vocab = Vocabulary()
+    t = time.perf_counter()
+    with engine.begin() as conn:
+        for d in range(0, len(texts), 10):
+            doc_id = conn.execute(
+                insert(documents)
+                .values(path=f"c{d % 4}/page-{d}.md", collection=f"c{d % 4}", title=f"Page {d}", format="md",
+                        content_hash="x", size=0, warnings=[], indexed_at=now())
+                .returning(documents.c.id)
+            ).scalar_one()  # fmt: skip
+            rows = []
+            for i, text in enumerate(texts[d : d + 10]):
+                counts, length = DEFAULT_TOKENIZER.counts(text)
+                blob = vocab.encode(counts)
+                rows.append({"document_id": doc_id, "collection": f"c{d % 4}", "ordinal": i, "heading": f"S{i}",
+                             "anchor": f"s{i}", "start_line": 1, "end_line": 1, "lines": [[1, text]],
+                             "length": length, "terms": blob})  # fmt: skip
+            conn.execute(insert(chunks), rows)
+        vocab.save_new(conn)
+        conn.execute(insert(index_state).values(id=1, version=1, updated_at=now()))
+    return time.perf_counter() - t
+
+
+FRESH_PROCESS = r"""
+import json, sys, time
+t0 = time.perf_counter()
+from kb.database import create_db_engine
+from kb.search import Searcher
+searcher = Searcher(create_db_engine(sys.argv[1]))
+hits = searcher.search(sys.argv[2], k=5, min_score=0)
+t1 = time.perf_counter()
+with open("/proc/self/status") as f:
+    rss = next(int(l.split()[1]) / 1024 for l in f if l.startswith("VmRSS:"))
+import resource
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"in_process_s": t1 - t0, "rss_mb": rss, "peak_mb": peak, "hits": len(hits)}))
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--chunks", type=int, default=100_000)
+    ap.add_argument("--words", type=int, default=100)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--vocab", type=int, default=200_000)
+    ap.add_argument("--no-db", action="store_true", help="engine only: skip the database and the fresh-process check")
+    ap.add_argument("--no-baseline", action="store_true", help="skip rank-bm25 (it needs ~10 GB and minutes at 1M)")
+    ap.add_argument("--baseline-queries", type=int, default=20)
+    ap.add_argument("--db", help="database URL (default: a temporary SQLite file)")
+    args = ap.parse_args()
+
+    gen = ZipfWords(vocab_size=args.vocab, seed=11)
+    t = time.perf_counter()
+    texts = gen.batch(args.chunks, args.words)
+    qrng = np.random.default_rng(5)
+    queries = [gen.text(int(qrng.integers(3, 9))) for _ in range(args.queries)]
+    print(f"corpus: {args.chunks:,} chunks x {args.words} words, vocabulary {args.vocab:,} "
+          f"(generated in {time.perf_counter() - t:.1f} s); {args.queries} queries of 3-8 words")  # fmt: skip
+
+    report: dict = {"chunks": args.chunks}
+    if args.no_db:
+        gc.collect()
+        base = rss_mb()
+        t = time.perf_counter()
+        index = BM25Index.from_texts(texts)
+        report["build_s"] = time.perf_counter() - t
+        report["index_mb"] = index.nbytes / 2**20
+        report["rss_growth_mb"] = rss_mb() - base
+        ours = time_queries(lambda q: index.search(q, k=10), queries)
+    else:
+        tmp = tempfile.mkdtemp(prefix="sb-bench-")
+        url = args.db or f"sqlite:///{tmp}/bench.db"
+        report["db_write_s"] = build_database(texts, url)
+        from kb.database import create_db_engine
+        from kb.search import Searcher, load_index
+
+        engine = create_db_engine(url)
+        t = time.perf_counter()
+        index = load_index(engine)
+        report["load_s"] = time.perf_counter() - t
+        report["index_mb"] = index.nbytes / 2**20
+        searcher = Searcher(engine)
+        searcher._index = index  # the one just loaded and timed
+        ours = time_queries(lambda q: index.search(q, k=10), queries)
+        full = time_queries(lambda q: searcher.search(q, k=10, min_score=0), queries)
+        report["with_rows_p50_ms"] = percentile(full, 50)
+        report["with_rows_p95_ms"] = percentile(full, 95)
+
+        t = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", FRESH_PROCESS, url, queries[0]], capture_output=True, text=True,
+                             cwd=Path(__file__).resolve().parent.parent)  # fmt: skip
+        wall = time.perf_counter() - t
+        if out.returncode != 0:
+            sys.exit(out.stderr)
+        fresh = json.loads(out.stdout)
+        report["fresh_process_first_answer_s"] = wall
+        report["fresh_process_in_process_s"] = fresh["in_process_s"]
+        report["serving_rss_mb"] = fresh["rss_mb"]
+        report["serving_peak_mb"] = fresh["peak_mb"]
+
+    report["p50_ms"], report["p95_ms"] = percentile(ours, 50), percentile(ours, 95)
+
+    if not args.no_baseline:
+        from rank_bm25 import BM25Okapi
+
+        del index
+        gc.collect()
+        base = rss_mb()
+        t = time.perf_counter()
+        okapi = BM25Okapi([DEFAULT_TOKENIZER.words(x) for x in texts])
+        report["rank_bm25_build_s"] = time.perf_counter() - t
+        report["rank_bm25_mb"] = rss_mb() - base
+        theirs = time_queries(lambda q: okapi.get_scores(DEFAULT_TOKENIZER.words(q)), queries[: args.baseline_queries])
+        report["rank_bm25_p50_ms"] = percentile(theirs, 50)
+        report["rank_bm25_p95_ms"] = percentile(theirs, 95)
+        report["speedup_p50"] = report["rank_bm25_p50_ms"] / report["p50_ms"]
+
+    report["peak_rss_this_process_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    width = max(map(len, report))
+    for k, v in report.items():
+        print(f"{k:<{width}}  {v:,.3f}" if isinstance(v, float) else f"{k:<{width}}  {v:,}")
+
+
+if __name__ == "__main__":
+    main()

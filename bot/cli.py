@@ -1,0 +1,171 @@
+"""The `supportbot` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError, ProgrammingError
+
+from bot.database import SchemaOutOfDate, current_revision, head_revision, upgrade
+from bot.runtime import Runtime
+from bot.settings import load_settings
+from kb.database import create_db_engine
+from kb.scan import DocsFolderMissing
+from kb.sync import SyncBusy, SyncReport
+
+EXIT_BUSY = 3
+
+
+def db_option(f):
+    return click.option("--db", "db", metavar="URL", help="Database URL (overrides DATABASE_URL).")(f)
+
+
+def docs_option(f):
+    return click.option(
+        "--docs", "docs", metavar="DIR", type=click.Path(path_type=Path), help="Docs folder (overrides DOCS_DIR)."
+    )(f)
+
+
+def json_option(f):
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")(f)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """supportbot: answers your team's questions from your own docs, with sources."""
+
+
+@contextmanager
+def clear_errors():
+    """Known failures become one clear line and an exit code, never a traceback."""
+    try:
+        yield
+    except DocsFolderMissing as e:
+        raise click.ClickException(str(e))
+    except SyncBusy as e:
+        click.echo(f"Error: {e}", err=True)
+        sys.exit(EXIT_BUSY)
+    except SchemaOutOfDate as e:
+        raise click.ClickException(str(e))
+    except (OperationalError, ProgrammingError) as e:
+        raise click.ClickException(f"database error: {str(e.orig).strip().splitlines()[0]}")
+
+
+def runtime_for(db: str | None, docs: Path | None = None) -> Runtime:
+    return Runtime(load_settings(database_url=db, docs_dir=docs))
+
+
+def progress_bar():
+    """A progress callback for syncs, shown only on a terminal."""
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    state: dict = {}
+
+    def update(done: int, total: int) -> None:
+        if "bar" not in state:
+            state["bar"] = click.progressbar(length=total, label="Indexing", file=sys.stderr)
+            state["bar"].__enter__()
+        state["bar"].update(1)
+
+    def close() -> None:
+        if "bar" in state:
+            state["bar"].__exit__(None, None, None)
+
+    return update, close
+
+
+def print_sync_report(report: SyncReport, err: bool = False) -> None:
+    echo = lambda s="": click.echo(s, err=err)  # noqa: E731
+    echo(
+        f"Synced {report.docs_dir} in {report.seconds:.2f} s: {len(report.added)} added, {len(report.changed)} changed, "
+        f"{len(report.removed)} removed, {report.unchanged} unchanged, {report.skipped} skipped. "
+        f"Index version {report.index_version}, {report.chunks} chunks."
+    )
+    if report.problems:
+        echo("Problems:")
+        for p in report.problems:
+            echo(f"  {p.action:<21} {p.path}: {p.reason}")
+
+
+@main.command("sync")
+@docs_option
+@db_option
+@json_option
+def sync_cmd(docs: Path | None, db: str | None, as_json: bool) -> None:
+    """Index the docs folder incrementally (only changed documents are re-read)."""
+    with clear_errors():
+        rt = runtime_for(db, docs)
+        update, close = progress_bar() if not as_json else (None, lambda: None)
+        try:
+            report = rt.sync(progress=update)
+        finally:
+            close()
+    if as_json:
+        click.echo(json.dumps(report.as_dict(), indent=2))
+    else:
+        print_sync_report(report)
+
+
+@main.command("search")
+@click.argument("query")
+@click.option("--k", "k", default=5, show_default=True, type=click.IntRange(1, 100), help="How many hits.")
+@click.option("--collection", "collection", metavar="NAME", help="Search one collection only.")
+@docs_option
+@db_option
+@json_option
+def search_cmd(query: str, k: int, collection: str | None, docs: Path | None, db: str | None, as_json: bool) -> None:
+    """Search the index with BM25 and show the best passages."""
+    with clear_errors():
+        rt = runtime_for(db, docs)
+        rt.ensure_index(docs, announce=None if as_json else lambda r: print_sync_report(r, err=True))
+        hits = rt.searcher.search(query, k=k, collections=[collection] if collection else None)
+    if as_json:
+        click.echo(json.dumps({"query": query, "hits": [h.as_dict() for h in hits]}, indent=2))
+        return
+    if not hits:
+        click.echo(f"No passage scores above the evidence threshold for {query!r}. Try the docs' own words.")
+        return
+    for n, h in enumerate(hits, 1):
+        click.echo(f"{n}. {h.heading}  ({h.path}, {h.collection})  score {h.score:.2f}")
+        if h.url:
+            click.echo(f"   {h.url}")
+        snippet = " ".join(h.text.split())
+        click.echo(f"   {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
+
+
+@main.group("db")
+def db_group() -> None:
+    """Database schema commands."""
+
+
+@db_group.command("upgrade")
+@db_option
+def db_upgrade(db: str | None) -> None:
+    """Apply every migration the database has not had yet."""
+    settings = load_settings(database_url=db)
+    with clear_errors():
+        engine = create_db_engine(settings.database_url)
+        before = current_revision(engine)
+        upgrade(engine)
+        after = current_revision(engine)
+    where = make_url(settings.database_url).render_as_string(hide_password=True)
+    click.echo(f"{where}: schema {before or 'empty'} -> {after}" if before != after else f"{where}: schema already at {after}")
+
+
+@db_group.command("current")
+@db_option
+def db_current(db: str | None) -> None:
+    """Show the database's schema revision and the newest one."""
+    settings = load_settings(database_url=db)
+    with clear_errors():
+        rev = current_revision(create_db_engine(settings.database_url))
+    click.echo(f"current: {rev or 'empty'}\nhead:    {head_revision()}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,65 @@
+"""Opening the database: an engine at the current schema, migrating an empty one by itself."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, text
+
+import migrations
+from kb.database import create_db_engine, is_sqlite
+
+_MIGRATION_LOCK = 7_391_001  # PostgreSQL advisory lock id: one migrator at a time
+
+
+class SchemaOutOfDate(RuntimeError):
+    pass
+
+
+def alembic_config() -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(migrations.__file__).parent))
+    return cfg
+
+
+def head_revision() -> str:
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    with _migration_lock(engine) as conn:
+        cfg = alembic_config()
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, revision)
+
+
+def open_database(url: str) -> Engine:
+    """An engine whose schema is current; an empty database is created from the migrations."""
+    engine = create_db_engine(url)
+    current = current_revision(engine)
+    if current is None:
+        upgrade(engine)
+    elif current != head_revision():
+        raise SchemaOutOfDate(
+            f"the database is at schema revision {current}, this supportbot needs {head_revision()}: "
+            "run `supportbot db upgrade`"
+        )
+    return engine
+
+
+@contextmanager
+def _migration_lock(engine: Engine):
+    with engine.begin() as conn:
+        if not is_sqlite(engine):
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+        yield conn

@@ -1,0 +1,55 @@
+"""The pieces a command or the Slack app needs, built once from the settings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from pathlib import Path
+
+from sqlalchemy import Engine, func, select
+
+from bot.database import open_database
+from bot.settings import Settings
+from kb.models import chunks
+from kb.search import DEFAULT_MIN_SCORE, Searcher
+from kb.sync import Progress, SyncReport, sync
+
+
+class Runtime:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    @cached_property
+    def engine(self) -> Engine:
+        return open_database(self.settings.database_url)
+
+    @cached_property
+    def searcher(self) -> Searcher:
+        return Searcher(
+            self.engine,
+            base_url=self.settings.docs_base_url,
+            min_score=self.settings.search_min_score if self.settings.search_min_score is not None else DEFAULT_MIN_SCORE,
+        )
+
+    def sync(self, docs_dir: Path | None = None, progress: Progress | None = None) -> SyncReport:
+        return sync(
+            self.engine,
+            docs_dir or self.settings.docs_dir,
+            max_file_bytes=self.settings.max_file_bytes,
+            progress=progress,
+        )
+
+    def index_is_empty(self) -> bool:
+        with self.engine.connect() as conn:
+            return not conn.execute(select(func.count()).select_from(chunks)).scalar_one()
+
+    def ensure_index(
+        self, docs_dir: Path | None, progress: Progress | None = None, announce: Callable[[SyncReport], None] | None = None
+    ) -> SyncReport | None:
+        """Sync the given folder, or DOCS_DIR when the index is still empty."""
+        if docs_dir is None and not self.index_is_empty():
+            return None
+        report = self.sync(docs_dir, progress)
+        if announce:
+            announce(report)
+        return report

@@ -1,0 +1,38 @@
+"""Every setting, read from the environment and `.env` (documented in .env.example)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+SAMPLE_DOCS = Path(__file__).parent / "sample_docs"
+SAMPLE_EVAL = Path(__file__).parent / "sample_eval.yaml"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True)
+
+    # Knowledge base
+    docs_dir: Path = Field(SAMPLE_DOCS, alias="DOCS_DIR")
+    database_url: str = Field("sqlite:///supportbot.db", alias="DATABASE_URL")
+    docs_base_url: str | None = Field(None, alias="DOCS_BASE_URL")
+    sync_interval_minutes: float = Field(30, alias="SYNC_INTERVAL_MINUTES", gt=0)
+    max_file_bytes: int = Field(2 * 1024 * 1024, alias="DOCS_MAX_FILE_BYTES", gt=0)
+    search_min_score: float | None = Field(None, alias="SEARCH_MIN_SCORE", ge=0)
+
+    # The model
+    anthropic_api_key: SecretStr | None = Field(None, alias="ANTHROPIC_API_KEY")
+    anthropic_model: str = Field("claude-haiku-4-5", alias="ANTHROPIC_MODEL")
+    anthropic_timeout_s: float = Field(60, alias="ANTHROPIC_TIMEOUT_SECONDS", gt=0)
+    anthropic_max_retries: int = Field(2, alias="ANTHROPIC_MAX_RETRIES", ge=0)
+    max_searches: int = Field(4, alias="AGENT_MAX_SEARCHES", ge=1)
+    max_turns: int = Field(6, alias="AGENT_MAX_TURNS", ge=1)
+
+    def __repr__(self) -> str:  # never print a secret, even by accident
+        return f"Settings(database_url={self.database_url!r}, docs_dir={str(self.docs_dir)!r})"
+
+
+def load_settings(**overrides) -> Settings:
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})

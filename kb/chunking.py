@@ -1,0 +1,94 @@
+"""Sections become chunks: one per heading, long ones cut into overlapping windows.
+
+A chunk keeps its source line numbers so an answer can cite the exact lines it
+used, and an index text that repeats the page title and heading path so a short
+chunk ("Refund window: 30 days") is still found by "refund".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kb.documents import Document, Line
+
+MAX_WORDS = 220
+OVERLAP_WORDS = 40
+
+
+@dataclass(frozen=True)
+class Chunk:
+    ordinal: int
+    heading: str  # "Refunds > Refund window"
+    anchor: str
+    lines: tuple[Line, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(line.text for line in self.lines)
+
+    @property
+    def start_line(self) -> int:
+        return self.lines[0].number
+
+    @property
+    def end_line(self) -> int:
+        return self.lines[-1].number
+
+
+def index_text(title: str, chunk: Chunk) -> str:
+    heading = chunk.heading
+    if heading == title or heading.startswith(title + " > "):
+        heading = heading[len(title) :].lstrip(" >")
+    return "\n".join(part for part in (title, heading, chunk.text) if part)
+
+
+def chunk_document(doc: Document, max_words: int = MAX_WORDS, overlap_words: int = OVERLAP_WORDS) -> list[Chunk]:
+    chunks: list[Chunk] = []
+    stack: list[tuple[int, str]] = []
+    for section in doc.sections:
+        if section.level > 0:
+            stack = [(lvl, h) for lvl, h in stack if lvl < section.level] + [(section.level, section.heading)]
+        path = [h for _, h in stack if h]
+        if not stack or stack[0][0] != 1:
+            path = [doc.title, *path]
+        heading = " > ".join(path)
+        lines = _split_long_lines(section.lines, max(1, max_words // 2))
+        for window in _windows(lines, max_words, overlap_words):
+            chunks.append(Chunk(len(chunks), heading, section.anchor, tuple(window)))
+    return chunks
+
+
+def _split_long_lines(lines: list[Line], limit: int) -> list[Line]:
+    out: list[Line] = []
+    for line in lines:
+        words = line.text.split()
+        if len(words) <= limit:
+            out.append(line)
+            continue
+        for i in range(0, len(words), limit):
+            out.append(Line(line.number, " ".join(words[i : i + limit])))
+    return out
+
+
+def _windows(lines: list[Line], max_words: int, overlap_words: int) -> list[list[Line]]:
+    if not lines:
+        return []
+    counts = [len(line.text.split()) for line in lines]
+    if sum(counts) <= max_words:
+        return [lines]
+    windows: list[list[Line]] = []
+    start = 0
+    while start < len(lines):
+        end, words = start, 0
+        while end < len(lines) and (words + counts[end] <= max_words or end == start):
+            words += counts[end]
+            end += 1
+        windows.append(lines[start:end])
+        if end >= len(lines):
+            break
+        back, overlap = end, 0  # step back over whole lines covering the overlap
+        while back - 1 > start and overlap + counts[back - 1] <= overlap_words:
+            back -= 1
+            overlap += counts[back]
+        start = back
+    return windows

@@ -1,0 +1,31 @@
+"""One loader per format, chosen by file extension."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kb.documents import Document, Line, Section, title_from_filename
+from kb.loaders.html import load_html
+from kb.loaders.markdown import load_markdown
+from kb.loaders.rst import load_rst
+
+
+def load_text(text: str, stem: str) -> Document:
+    lines = [Line(i + 1, s.strip()) for i, s in enumerate(text.splitlines()) if s.strip()]
+    return Document(title=title_from_filename(stem), sections=[Section(0, "", "", lines)])
+
+
+LOADERS: dict[str, Callable[[str, str], Document]] = {
+    ".md": load_markdown,
+    ".markdown": load_markdown,
+    ".mdx": load_markdown,
+    ".rst": load_rst,
+    ".txt": load_text,
+    ".text": load_text,
+    ".html": load_html,
+    ".htm": load_html,
+}
+
+
+def loader_for(suffix: str) -> Callable[[str, str], Document] | None:
+    return LOADERS.get(suffix.lower())

@@ -1,0 +1,58 @@
+"""A static site's HTML page: its main content, title and headings.
+
+Navigation, site headers and footers repeat on every page and would make every
+page match every query, so they are removed before anything is read.
+"""
+
+from __future__ import annotations
+
+from bs4 import BeautifulSoup, NavigableString, Tag
+
+from kb.documents import Anchors, Document, Line, Section, title_from_filename
+
+_CHROME = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "iframe", "svg"]
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+_BLOCKS = _HEADINGS | {
+    "p", "li", "pre", "td", "th", "dt", "dd", "blockquote", "figcaption", "caption", "div", "section",
+    "article", "main", "ul", "ol", "dl", "table", "tr", "thead", "tbody", "details", "summary",
+}  # fmt: skip
+
+
+def load_html(text: str, stem: str) -> Document:
+    soup = BeautifulSoup(text, "html.parser")
+    page_title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    for tag in soup.find_all(_CHROME):
+        tag.decompose()
+    for tag in soup.find_all(attrs={"role": ["navigation", "banner", "contentinfo"]}):
+        tag.decompose()
+    main = soup.find("main") or soup.find(attrs={"role": "main"}) or soup.find("article") or soup.body or soup
+
+    anchors = Anchors()
+    sections = [Section(0, "", "")]
+    h1 = ""
+    for el in main.find_all(_BLOCKS):
+        if el.name in _HEADINGS:
+            heading = el.get_text(" ", strip=True)
+            if el.name == "h1" and not h1:
+                h1 = heading
+            sections.append(Section(int(el.name[1]), heading, anchors(heading, el.get("id"))))
+            continue
+        own = _own_text(el)
+        if own:
+            base = el.sourceline or 1
+            for offset, piece in enumerate(own.splitlines() if el.name == "pre" else [own]):
+                if piece.strip():
+                    sections[-1].lines.append(Line(base + offset, piece.strip()))
+    return Document(title=page_title or h1 or title_from_filename(stem), sections=sections)
+
+
+def _own_text(el: Tag) -> str:
+    """The element's text without that of nested blocks, which are read on their own."""
+    parts: list[str] = []
+    for child in el.children:
+        if isinstance(child, NavigableString):
+            parts.append(str(child))
+        elif isinstance(child, Tag) and child.name not in _BLOCKS:
+            parts.append(child.get_text(" " if el.name != "pre" else ""))
+    text = "".join(parts)
+    return text.strip("\n") if el.name == "pre" else " ".join(text.split())

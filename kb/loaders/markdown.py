@@ -1,0 +1,61 @@
+"""Markdown and MDX, with optional YAML front matter.
+
+markdown-it finds the headings, so a "#" inside a code fence is not a heading;
+the section bodies keep the source lines as written, which is what a citation
+quotes back to the reader.
+"""
+
+from __future__ import annotations
+
+import yaml
+from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from kb.documents import Anchors, Document, Line, LoadError, Section, title_from_filename
+
+_md = MarkdownIt("commonmark", {"html": True}).use(front_matter_plugin).enable("table")
+
+
+def load_markdown(text: str, stem: str) -> Document:
+    tokens = _md.parse(text)
+    meta: dict = {}
+    warnings: list[str] = []
+    body_start = 0
+    headings: list[tuple[int, int, int, str]] = []  # (first line, last line, level, text)
+    for i, tok in enumerate(tokens):
+        if tok.type == "front_matter" and tok.map:
+            body_start = tok.map[1]
+            try:
+                loaded = yaml.safe_load(tok.content)
+            except yaml.YAMLError as e:
+                warnings.append(f"front matter is not valid YAML, ignored ({str(e).splitlines()[0]})")
+                loaded = None
+            if isinstance(loaded, dict):
+                meta = loaded
+        elif tok.type == "heading_open" and tok.map:
+            inline = tokens[i + 1]
+            text_of = "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+            headings.append((tok.map[0], tok.map[1], int(tok.tag[1]), text_of.strip() or inline.content.strip()))
+
+    lines = text.splitlines()
+    title = str(meta.get("title") or "").strip()
+    if not title:
+        h1 = next((h for h in headings if h[2] == 1), None)
+        title = h1[3] if h1 else title_from_filename(stem)
+    url = meta.get("url")
+    if url is not None and not isinstance(url, str):
+        raise LoadError("front matter 'url' must be a string")
+
+    anchors = Anchors()
+    sections: list[Section] = []
+    first_heading = headings[0][0] if headings else len(lines)
+    if first_heading > body_start:
+        sections.append(Section(0, "", "", _lines(lines, body_start, first_heading)))
+    for n, (start, end, level, heading) in enumerate(headings):
+        stop = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
+        sections.append(Section(level, heading, anchors(heading), _lines(lines, end, stop)))
+    return Document(title=title, sections=sections, url=url, warnings=warnings)
+
+
+def _lines(lines: list[str], start: int, stop: int) -> list[Line]:
+    return [Line(i + 1, lines[i].strip()) for i in range(start, stop) if lines[i].strip()]

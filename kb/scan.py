@@ -1,0 +1,96 @@
+"""Walking a docs folder: which files are documents, and why the others are not."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from kb.loaders import loader_for
+
+DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    reason: str
+    action: str  # "skipped", "repaired", "kept previous version", "flagged"
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "reason": self.reason, "action": self.action}
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str  # relative to the docs root, "/" separators
+    collection: str
+    content: bytes
+    content_hash: str
+
+
+class DocsFolderMissing(FileNotFoundError):
+    pass
+
+
+def collection_of(path: str) -> str:
+    """The top-level subfolder; pages at the root belong to the collection "general"."""
+    parts = PurePosixPath(path).parts
+    return parts[0] if len(parts) > 1 else "general"
+
+
+def scan(root: Path, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> tuple[list[SourceFile], list[Problem]]:
+    root = Path(root)
+    if not root.is_dir():
+        raise DocsFolderMissing(f"docs folder not found: {root} (set DOCS_DIR or pass --docs)")
+    real_root = root.resolve()
+    files: list[SourceFile] = []
+    problems: list[Problem] = []
+
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        kept = []
+        for d in sorted(dirnames):
+            rel = _rel(here / d, root)
+            if d.startswith("."):
+                problems.append(Problem(rel + "/", "hidden folder", "skipped"))
+            elif (here / d).is_symlink():
+                problems.append(Problem(rel + "/", "symlinked folder is not followed", "skipped"))
+            else:
+                kept.append(d)
+        dirnames[:] = kept
+
+        for name in sorted(filenames):
+            full = here / name
+            rel = _rel(full, root)
+            if name.startswith("."):
+                problems.append(Problem(rel, "hidden file", "skipped"))
+                continue
+            if loader_for(full.suffix) is None:
+                problems.append(Problem(rel, f"unsupported file type '{full.suffix or name}'", "skipped"))
+                continue
+            if full.is_symlink():
+                target = full.resolve()
+                if not target.is_relative_to(real_root):
+                    problems.append(Problem(rel, "symlink leads outside the docs folder", "skipped"))
+                    continue
+                if not target.is_file():
+                    problems.append(Problem(rel, "broken symlink", "skipped"))
+                    continue
+            try:
+                size = full.stat().st_size
+                if size > max_file_bytes:
+                    problems.append(Problem(rel, f"file is {size:,} bytes, over the {max_file_bytes:,}-byte cap", "skipped"))
+                    continue
+                content = full.read_bytes()
+            except OSError as e:
+                problems.append(Problem(rel, f"cannot be read: {e.strerror or e}", "skipped"))
+                continue
+            digest = hashlib.sha256(content).hexdigest()
+            files.append(SourceFile(rel, collection_of(rel), content, digest))
+    return files, problems
+
+
+def _rel(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()

@@ -1,0 +1,290 @@
+"""Incremental sync of a docs folder into the index, as one transaction.
+
+Only documents whose content hash changed are re-chunked. Everything is written
+in a single transaction that first takes the sync lock, so a sync killed
+halfway leaves the previous index intact and serving, and two syncs (even in two
+processes sharing one PostgreSQL) never run at once. Each run is recorded in
+kb_sync_runs; the index version moves only when something changed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, delete, func, insert, select, text, update
+from sqlalchemy.exc import OperationalError
+
+from kb.database import SQLITE_BUSY_TIMEOUT_MS, is_sqlite
+from kb.models import chunks, documents, index_state, sync_runs
+from kb.prepare import PreparedDocument, prepare
+from kb.scan import DEFAULT_MAX_FILE_BYTES, Problem, SourceFile, scan
+from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
+from kb.vocabulary import Vocabulary
+
+SYNC_LOCK_ID = 7_391_002  # PostgreSQL advisory lock id
+Progress = Callable[[int, int], None]
+
+
+class SyncBusy(RuntimeError):
+    """Another sync holds the lock."""
+
+
+@dataclass
+class SyncReport:
+    run_id: int | None
+    status: str
+    docs_dir: str
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    chunks: int = 0
+    index_version: int = 0
+    seconds: float = 0.0
+
+    @property
+    def skipped(self) -> int:
+        return len({p.path for p in self.problems if p.action in ("skipped", "kept previous version")})
+
+    @property
+    def changed_anything(self) -> bool:
+        return bool(self.added or self.changed or self.removed)
+
+    def as_dict(self) -> dict:
+        return {
+            "run_id": self.run_id,
+            "status": self.status,
+            "docs_dir": self.docs_dir,
+            "added": self.added,
+            "changed": self.changed,
+            "removed": self.removed,
+            "unchanged": self.unchanged,
+            "skipped": self.skipped,
+            "chunks": self.chunks,
+            "index_version": self.index_version,
+            "seconds": round(self.seconds, 3),
+            "problems": [p.as_dict() for p in self.problems],
+        }
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def index_version(conn: Connection) -> int:
+    return conn.execute(select(index_state.c.version).where(index_state.c.id == 1)).scalar() or 0
+
+
+def sync(
+    engine: Engine,
+    docs_dir: Path | str,
+    *,
+    tokenizer: Tokenizer = DEFAULT_TOKENIZER,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    lock_timeout_s: float = 2.0,
+    progress: Progress | None = None,
+) -> SyncReport:
+    started = time.perf_counter()
+    docs_dir = Path(docs_dir)
+    files, problems = scan(docs_dir, max_file_bytes)  # raises DocsFolderMissing before anything is recorded
+    report = SyncReport(None, "running", str(docs_dir), problems=problems)
+    report.run_id = _start_run(engine, report, lock_timeout_s)
+    try:
+        with sync_transaction(engine, lock_timeout_s) as conn:
+            _apply(conn, files, report, tokenizer, progress)
+            report.status = "ok"
+            report.seconds = time.perf_counter() - started
+            _finish_run(conn, report)
+    except SyncBusy:
+        report.status = "busy"
+        with engine.begin() as conn:
+            _finish_run(conn, report)
+        raise
+    except BaseException as e:
+        report.status = "failed"
+        with engine.begin() as conn:
+            _finish_run(conn, report, error=f"{type(e).__name__}: {e}")
+        raise
+    return report
+
+
+def sync_lock_held(engine: Engine) -> bool:
+    """Whether a sync is running right now (in any process sharing the database)."""
+    try:
+        with sync_transaction(engine, lock_timeout_s=0.05):
+            return False
+    except SyncBusy:
+        return True
+
+
+def _apply(
+    conn: Connection, files: list[SourceFile], report: SyncReport, tokenizer: Tokenizer, progress: Progress | None
+) -> None:
+    conn.execute(
+        update(sync_runs)
+        .where(sync_runs.c.status == "running", sync_runs.c.id != report.run_id)
+        .values(status="interrupted", finished_at=now(), error="the process stopped before the sync finished")
+    )
+    existing = {row.path: row for row in conn.execute(select(documents.c.id, documents.c.path, documents.c.content_hash))}
+    seen = {f.path for f in files}
+    todo = [f for f in files if f.path not in existing or existing[f.path].content_hash != f.content_hash]
+    report.unchanged = len(files) - len(todo)
+    vocabulary = Vocabulary.load(conn) if todo else Vocabulary()
+
+    for done, source in enumerate(todo, 1):
+        prepared, problems = prepare(source, tokenizer, vocabulary)
+        report.problems += problems
+        old = existing.get(source.path)
+        if prepared is None:
+            if old is not None:  # keep serving what the file said before it broke
+                report.problems.append(Problem(source.path, "the last good version is still served", "kept previous version"))
+        elif old is None:
+            _insert_document(conn, prepared)
+            report.added.append(source.path)
+        else:
+            conn.execute(delete(chunks).where(chunks.c.document_id == old.id))
+            conn.execute(delete(documents).where(documents.c.id == old.id))
+            _insert_document(conn, prepared)
+            report.changed.append(source.path)
+        if progress:
+            progress(done, len(todo))
+
+    vocabulary.save_new(conn)
+    gone = [row for path, row in existing.items() if path not in seen]
+    for row in gone:
+        conn.execute(delete(chunks).where(chunks.c.document_id == row.id))
+        conn.execute(delete(documents).where(documents.c.id == row.id))
+        report.removed.append(row.path)
+
+    version = index_version(conn)
+    if report.changed_anything:
+        version += 1
+        if conn.execute(update(index_state).where(index_state.c.id == 1).values(version=version, updated_at=now())).rowcount == 0:
+            conn.execute(insert(index_state).values(id=1, version=version, updated_at=now()))
+    report.index_version = version
+    report.chunks = conn.execute(select(func.count()).select_from(chunks)).scalar_one()
+
+
+def _insert_document(conn: Connection, prepared: PreparedDocument) -> None:
+    src, doc = prepared.source, prepared.document
+    doc_id = conn.execute(
+        insert(documents)
+        .values(
+            path=src.path,
+            collection=src.collection,
+            title=doc.title,
+            url=doc.url,
+            format=prepared.format,
+            content_hash=src.content_hash,
+            size=len(src.content),
+            warnings=doc.warnings,
+            indexed_at=now(),
+        )
+        .returning(documents.c.id)
+    ).scalar_one()
+    conn.execute(
+        insert(chunks),
+        [
+            {
+                "document_id": doc_id,
+                "collection": src.collection,
+                "ordinal": pc.chunk.ordinal,
+                "heading": pc.chunk.heading,
+                "anchor": pc.chunk.anchor,
+                "start_line": pc.chunk.start_line,
+                "end_line": pc.chunk.end_line,
+                "lines": [[line.number, line.text] for line in pc.chunk.lines],
+                "length": pc.length,
+                "terms": pc.terms,
+            }
+            for pc in prepared.chunks
+        ],
+    )
+
+
+def _start_run(engine: Engine, report: SyncReport, lock_timeout_s: float) -> int:
+    try:
+        with _short_wait(engine, lock_timeout_s) as conn, conn.begin():
+            return conn.execute(
+                insert(sync_runs)
+                .values(started_at=now(), status="running", docs_dir=report.docs_dir, problems=[])
+                .returning(sync_runs.c.id)
+            ).scalar_one()
+    except OperationalError as e:
+        if _is_lock_timeout(e):
+            raise SyncBusy(BUSY_MESSAGE) from e
+        raise
+
+
+def _finish_run(conn: Connection, report: SyncReport, error: str | None = None) -> None:
+    conn.execute(
+        update(sync_runs)
+        .where(sync_runs.c.id == report.run_id)
+        .values(
+            finished_at=now(),
+            status=report.status,
+            added=len(report.added),
+            changed=len(report.changed),
+            removed=len(report.removed),
+            unchanged=report.unchanged,
+            skipped=report.skipped,
+            chunks=report.chunks,
+            index_version=report.index_version if report.status == "ok" else None,
+            problems=[p.as_dict() for p in report.problems],
+            error=error,
+        )
+    )
+
+
+BUSY_MESSAGE = "another sync is running; try again when it finishes"
+
+
+def _is_lock_timeout(e: OperationalError) -> bool:
+    return "database is locked" in str(e) or getattr(e.orig, "sqlstate", None) == "55P03"
+
+
+@contextmanager
+def _short_wait(engine: Engine, seconds: float) -> Iterator[Connection]:
+    """A connection that waits at most `seconds` for SQLite's write lock: held longer means another sync."""
+    conn = engine.connect()
+    sqlite = is_sqlite(engine)
+    try:
+        if sqlite:
+            conn.connection.driver_connection.execute(f"PRAGMA busy_timeout={int(seconds * 1000)}")
+        yield conn
+    finally:
+        if sqlite and not conn.invalidated:
+            conn.connection.driver_connection.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        conn.close()
+
+
+@contextmanager
+def sync_transaction(engine: Engine, lock_timeout_s: float = 2.0) -> Iterator[Connection]:
+    """The sync transaction, holding the sync lock from its first statement.
+
+    SQLite: BEGIN IMMEDIATE takes the database's write lock. PostgreSQL: a
+    transaction-scoped advisory lock. Either is released by commit, rollback or
+    the death of the process, so a killed sync never leaves a stale lock.
+    Waits up to lock_timeout_s, then raises SyncBusy.
+    """
+    with _short_wait(engine, lock_timeout_s) as conn:
+        try:
+            if is_sqlite(engine):
+                tx = conn.execution_options(sqlite_begin="IMMEDIATE").begin()
+            else:
+                tx = conn.begin()
+                conn.execute(text(f"SET LOCAL lock_timeout = '{int(lock_timeout_s * 1000)}ms'"))
+                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": SYNC_LOCK_ID})
+                conn.execute(text("SET LOCAL lock_timeout = 0"))
+        except OperationalError as e:
+            if _is_lock_timeout(e):
+                raise SyncBusy(BUSY_MESSAGE) from e
+            raise
+        with tx:
+            yield conn

@@ -1,0 +1,87 @@
+"""Bad input never stops a sync: each bad file is skipped or repaired, with its reason."""
+
+import os
+
+import pytest
+from sqlalchemy import select
+
+from kb.models import documents
+from kb.scan import DocsFolderMissing
+from kb.sync import sync
+
+
+def problems_by_path(report):
+    return {p.path: (p.action, p.reason) for p in report.problems}
+
+
+def indexed_paths(engine):
+    with engine.connect() as conn:
+        return set(conn.execute(select(documents.c.path)).scalars())
+
+
+def test_binary_file_is_skipped(engine, docs):
+    (docs / "help" / "logo.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    report = sync(engine, docs)
+    assert problems_by_path(report)["help/logo.md"] == ("skipped", "binary file (contains NUL bytes)")
+    assert "help/logo.md" not in indexed_paths(engine)
+    assert "help/warranty.md" in indexed_paths(engine)
+
+
+def test_undecodable_bytes_are_replaced_and_reported(engine, docs):
+    (docs / "help" / "latin1.md").write_bytes("# Café\n\nPrix: 10 € ou caf\xe9.\n".encode("utf-8")[:-8] + b"caf\xe9.\n")
+    report = sync(engine, docs)
+    action, reason = problems_by_path(report)["help/latin1.md"]
+    assert action == "repaired" and "not UTF-8" in reason
+    assert "help/latin1.md" in indexed_paths(engine)
+
+
+def test_empty_file_is_skipped(engine, docs):
+    (docs / "help" / "empty.md").write_text("  \n\n")
+    report = sync(engine, docs)
+    assert problems_by_path(report)["help/empty.md"] == ("skipped", "empty file")
+
+
+def test_file_over_the_size_cap_is_skipped(engine, docs):
+    (docs / "help" / "huge.md").write_text("# Huge\n\n" + "x " * 5000)
+    report = sync(engine, docs, max_file_bytes=4096)
+    action, reason = problems_by_path(report)["help/huge.md"]
+    assert action == "skipped" and "cap" in reason
+
+
+def test_symlink_leaving_the_docs_folder_is_skipped(engine, docs, tmp_path):
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Secret\n\nthe root password is hunter2\n")
+    os.symlink(secret, docs / "help" / "escape.md")
+    report = sync(engine, docs)
+    assert problems_by_path(report)["help/escape.md"] == ("skipped", "symlink leads outside the docs folder")
+    assert "help/escape.md" not in indexed_paths(engine)
+
+
+def test_hidden_folders_and_files_are_skipped(engine, docs):
+    (docs / ".git").mkdir()
+    (docs / ".git" / "notes.md").write_text("# Internal\n\ntext\n")
+    (docs / "help" / ".draft.md").write_text("# Draft\n\ntext\n")
+    report = sync(engine, docs)
+    assert problems_by_path(report)[".git/"] == ("skipped", "hidden folder")
+    assert problems_by_path(report)["help/.draft.md"] == ("skipped", "hidden file")
+    assert not any(p.startswith(".git") or ".draft" in p for p in indexed_paths(engine))
+
+
+def test_unsupported_file_types_are_reported(engine, docs):
+    (docs / "help" / "diagram.png").write_bytes(b"\x89PNG")
+    report = sync(engine, docs)
+    assert problems_by_path(report)["help/diagram.png"] == ("skipped", "unsupported file type '.png'")
+
+
+def test_missing_docs_folder_is_a_clear_error_naming_the_path(engine, tmp_path):
+    with pytest.raises(DocsFolderMissing, match=str(tmp_path / "nowhere")):
+        sync(engine, tmp_path / "nowhere")
+
+
+def test_a_doc_that_breaks_keeps_its_last_good_version(engine, docs):
+    sync(engine, docs)
+    (docs / "help" / "warranty.md").write_bytes(b"\x00\x01binary now")
+    report = sync(engine, docs)
+    assert problems_by_path(report)["help/warranty.md"] == ("kept previous version", "the last good version is still served")
+    assert "help/warranty.md" in indexed_paths(engine)
+    assert report.changed == [] and report.removed == []

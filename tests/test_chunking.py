@@ -1,0 +1,48 @@
+"""Sections become chunks with heading paths, line numbers and a findable index text."""
+
+from kb.chunking import chunk_document, index_text
+from kb.loaders import load_markdown
+
+
+def test_each_section_becomes_a_chunk_with_its_heading_path():
+    doc = load_markdown("# Refunds\n\nIntro.\n\n## Refund window\n\n30 days.\n\n### Exceptions\n\nSale items.\n", "r")
+    assert [c.heading for c in chunk_document(doc)] == [
+        "Refunds",
+        "Refunds > Refund window",
+        "Refunds > Refund window > Exceptions",
+    ]
+
+
+def test_a_page_without_h1_is_headed_by_its_title():
+    doc = load_markdown("---\ntitle: Rate limits\n---\n\n## Per key\n\n600 a minute.\n", "r")
+    assert [c.heading for c in chunk_document(doc)] == ["Rate limits > Per key"]
+
+
+def test_headings_without_body_make_no_chunk():
+    doc = load_markdown("# Title\n\n## Empty\n\n## Full\n\ntext\n", "t")
+    assert [c.heading for c in chunk_document(doc)] == ["Title > Full"]
+
+
+def test_a_long_section_is_cut_into_overlapping_windows_of_whole_lines():
+    body = "\n".join(f"line {i} " + "word " * 20 for i in range(30))  # 30 lines of 22 words
+    doc = load_markdown(f"# Long\n\n{body}\n", "long")
+    chunks = chunk_document(doc, max_words=100, overlap_words=30)
+    assert len(chunks) > 1
+    assert all(sum(len(line.text.split()) for line in c.lines) <= 100 for c in chunks)
+    for a, b in zip(chunks, chunks[1:]):
+        assert b.start_line <= a.end_line, "consecutive windows overlap"
+    covered = {line.number for c in chunks for line in c.lines}
+    assert covered == set(range(3, 33)), "every line lands in some chunk"
+
+
+def test_one_enormous_line_is_split_but_keeps_its_line_number():
+    doc = load_markdown("# T\n\n" + "word " * 1000 + "\n", "t")
+    chunks = chunk_document(doc, max_words=200, overlap_words=0)
+    assert len(chunks) >= 5
+    assert {line.number for c in chunks for line in c.lines} == {3}
+
+
+def test_index_text_carries_title_and_heading_so_short_chunks_are_found():
+    doc = load_markdown("# Refunds\n\n## Refund window\n\n30 days.\n", "r")
+    chunk = chunk_document(doc)[0]
+    assert index_text(doc.title, chunk) == "Refunds\nRefund window\n30 days."

@@ -1,0 +1,78 @@
+"""Each format becomes a title, headings with anchors, and source-numbered lines."""
+
+from kb.loaders import load_html, load_markdown, load_rst, load_text
+
+
+def headings(doc):
+    return [(s.level, s.heading, s.anchor) for s in doc.sections if s.heading]
+
+
+def test_markdown_takes_title_and_url_from_front_matter():
+    doc = load_markdown("---\ntitle: Refunds\nurl: https://x.example/refunds\n---\n\n## Window\n\n30 days.\n", "refunds")
+    assert doc.title == "Refunds"
+    assert doc.url == "https://x.example/refunds"
+
+
+def test_markdown_headings_ignore_hashes_inside_code_fences():
+    doc = load_markdown("# Guide\n\n```sh\n# not a heading\n```\n\n## Real heading\n\ntext\n", "guide")
+    assert headings(doc) == [(1, "Guide", "guide"), (2, "Real heading", "real-heading")]
+
+
+def test_markdown_lines_keep_their_source_line_numbers():
+    doc = load_markdown("---\ntitle: T\n---\n# T\n\n## A\n\nfirst line\nsecond line\n", "t")
+    section = doc.sections[-1]
+    assert [(line.number, line.text) for line in section.lines] == [(8, "first line"), (9, "second line")]
+
+
+def test_markdown_title_falls_back_to_h1_then_file_name():
+    assert load_markdown("# Hello there\n\ntext\n", "x").title == "Hello there"
+    assert load_markdown("just text\n", "setting-up_fast").title == "Setting up fast"
+
+
+def test_markdown_duplicate_headings_get_distinct_anchors():
+    doc = load_markdown("## Limits\n\na\n\n## Limits\n\nb\n", "x")
+    assert [s.anchor for s in doc.sections if s.heading] == ["limits", "limits-1"]
+
+
+def test_markdown_with_broken_front_matter_is_indexed_with_a_warning():
+    doc = load_markdown("---\ntitle: [unclosed\n---\n# Page\n\nbody\n", "page")
+    assert doc.title == "Page"
+    assert doc.warnings and "front matter" in doc.warnings[0]
+
+
+def test_rst_sections_nest_under_the_document_title():
+    src = "Water\n=====\n\nIntro.\n\nSwimming\n--------\n\nNot for swimming.\n\nDrying\n~~~~~~\n\nDry 2 hours.\n"
+    doc = load_rst(src, "water")
+    assert doc.title == "Water"
+    assert headings(doc) == [(1, "Water", "water"), (2, "Swimming", "swimming"), (3, "Drying", "drying")]
+    assert [(line.number, line.text) for line in doc.sections[-1].lines] == [(14, "Dry 2 hours.")]
+
+
+def test_rst_does_not_read_included_files():
+    doc = load_rst("Title\n=====\n\n.. include:: /etc/passwd\n\nSafe text.\n", "t")
+    assert "root:" not in " ".join(line.text for s in doc.sections for line in s.lines)
+
+
+def test_html_reads_main_content_without_navigation_header_or_footer():
+    html = """<html><head><title>Shipping</title><script>var x=1;</script></head><body>
+    <header><nav>Home Help Store</nav></header>
+    <main><h1>Shipping</h1><p>We ship fast.</p>
+    <h2 id="costs">Costs</h2><ul><li>Express costs <b>$12</b>.</li></ul></main>
+    <footer>Copyright</footer></body></html>"""
+    doc = load_html(html, "shipping")
+    text = " ".join(line.text for s in doc.sections for line in s.lines)
+    assert doc.title == "Shipping"
+    assert "Express costs $12 ." in text or "Express costs $12." in text
+    assert "Home Help Store" not in text and "Copyright" not in text and "var x" not in text
+    assert headings(doc) == [(1, "Shipping", "shipping"), (2, "Costs", "costs")]
+
+
+def test_html_lines_point_at_their_source_lines():
+    doc = load_html("<html><body>\n<main>\n<h2>A</h2>\n<p>one</p>\n<p>two</p>\n</main></body></html>", "x")
+    assert [(line.number, line.text) for line in doc.sections[-1].lines] == [(4, "one"), (5, "two")]
+
+
+def test_plain_text_is_one_section_titled_by_file_name():
+    doc = load_text("first\n\nsecond\n", "release-notes")
+    assert doc.title == "Release notes"
+    assert [(line.number, line.text) for line in doc.sections[0].lines] == [(1, "first"), (3, "second")]

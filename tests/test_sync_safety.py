@@ -1,0 +1,95 @@
+"""A killed sync leaves the previous index serving; two syncs never run at once."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from sqlalchemy import func, select
+
+from bench.corpus import write_docs
+from kb.models import documents, sync_runs
+from kb.search import Searcher
+from kb.sync import SyncBusy, index_version, sync, sync_lock_held, sync_transaction
+from tests.conftest import REPO, run_cli
+
+
+def counts(engine):
+    with engine.connect() as conn:
+        return index_version(conn), conn.execute(select(func.count()).select_from(documents)).scalar_one()
+
+
+def wait_until(predicate, timeout=60.0, interval=0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return False
+
+
+def test_a_sync_killed_halfway_leaves_the_previous_index_serving(engine, docs, db_url):
+    sync(engine, docs)
+    before = counts(engine)
+    expected = [h.chunk_id for h in Searcher(engine).search("refund window", k=3)]
+    write_docs(docs / "bulk", n_docs=4000, sections=5, words=100)
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "sync", "--docs", str(docs), "--db", db_url],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
+        env={k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
+    )  # fmt: skip
+    try:
+        assert wait_until(lambda: proc.poll() is not None or sync_lock_held(engine)), "the sync never started"
+        time.sleep(0.7)  # well inside the transaction: thousands of documents still to write
+        assert proc.poll() is None, "the sync finished before it could be killed; make the corpus larger"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(30)
+
+    assert counts(engine) == before, "nothing of the killed sync is visible"
+    assert [h.chunk_id for h in Searcher(engine).search("refund window", k=3)] == expected
+    with engine.connect() as conn:
+        assert conn.execute(select(sync_runs.c.status).order_by(sync_runs.c.id.desc())).first()[0] == "running"
+
+    report = sync(engine, docs)
+    assert report.status == "ok" and len(report.added) == 4000 and report.index_version == before[0] + 1
+    with engine.connect() as conn:
+        statuses = conn.execute(select(sync_runs.c.status).order_by(sync_runs.c.id)).scalars().all()
+    assert statuses == ["ok", "interrupted", "ok"]
+
+
+def test_a_second_sync_in_this_process_is_refused_while_one_runs(engine, docs):
+    with sync_transaction(engine):
+        with pytest.raises(SyncBusy, match="another sync is running"):
+            sync(engine, docs, lock_timeout_s=0.2)
+    assert sync(engine, docs).status == "ok"
+
+
+def test_a_sync_in_another_process_is_refused_while_one_runs(engine, docs, db_url):
+    with sync_transaction(engine):
+        result = run_cli("sync", "--docs", str(docs), "--db", db_url)
+    assert result.returncode == 3
+    assert "another sync is running" in result.stderr and "Traceback" not in result.stderr
+    assert counts(engine) == (0, 0)
+    assert run_cli("sync", "--docs", str(docs), "--db", db_url).returncode == 0
+
+
+def test_the_lock_is_released_when_its_holder_dies(engine, docs, db_url):
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from bot.database import open_database; from kb.sync import sync_transaction\n"
+         "with sync_transaction(open_database(sys.argv[1])):\n    print('held', flush=True); time.sleep(60)",
+         db_url],
+        stdout=subprocess.PIPE, text=True, cwd=REPO,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert sync_lock_held(engine)
+        holder.kill()
+    finally:
+        holder.wait(30)
+    assert wait_until(lambda: not sync_lock_held(engine), timeout=10)
+    assert sync(engine, docs).status == "ok"
