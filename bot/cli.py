@@ -11,7 +11,9 @@ import click
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
+from bot.agent.types import Answer
 from bot.database import SchemaOutOfDate, current_revision, head_revision, upgrade
+from bot.evaluation import QuestionFileError, evaluate, load_cases
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from kb.database import create_db_engine
@@ -136,6 +138,106 @@ def search_cmd(query: str, k: int, collection: str | None, docs: Path | None, db
             click.echo(f"   {h.url}")
         snippet = " ".join(h.text.split())
         click.echo(f"   {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
+
+
+def answerer_option(f):
+    return click.option(
+        "--answerer", type=click.Choice(["local", "claude"]), help="Who answers (default: claude with ANTHROPIC_API_KEY, else local)."
+    )(f)
+
+
+def print_answer(a: Answer, trace: bool) -> None:
+    if trace:
+        for step in a.steps:
+            if step.thought:
+                click.echo(f"Thought: {step.thought}")
+            click.echo(f"Action: {step.tool} {json.dumps(step.input)}")
+            click.echo(f"Observation: {step.observation}")
+        click.echo()
+    click.echo(a.answer)
+    if a.sources:
+        click.echo("\nSources:")
+        for src in a.sources:
+            click.echo(f"  [{src.n}] {src.title} - {src.url or src.path}")
+    if a.closest:
+        click.echo("\nClosest pages to look at:")
+        for src in a.closest:
+            click.echo(f"  - {src.title} - {src.url or src.path}")
+    if a.problems and trace:
+        click.echo("\nProblems:")
+        for p in a.problems:
+            click.echo(f"  - {json.dumps(p)}")
+    label = a.answerer + (f" ({a.model})" if a.model else "")
+    click.echo(f"\n[{a.status}, {label}, {a.latency_ms:.0f} ms]", err=True)
+
+
+@main.command("ask")
+@click.argument("question")
+@docs_option
+@db_option
+@answerer_option
+@click.option("--collection", "collection", metavar="NAME", help="Answer from one collection only.")
+@click.option("--trace", is_flag=True, help="Show each step as Thought / Action / Observation.")
+@json_option
+def ask_cmd(question, docs, db, answerer, collection, trace, as_json) -> None:
+    """Answer a question from the docs, with numbered sources."""
+    with clear_errors():
+        rt = runtime_for(db, docs)
+        rt.ensure_index(docs, announce=None if as_json else lambda r: print_sync_report(r, err=True))
+        a = rt.ask(question, answerer=answerer, collections=[collection] if collection else None, origin={"source": "cli"})
+    if as_json:
+        click.echo(json.dumps(a.as_dict(), indent=2))
+    else:
+        print_answer(a, trace)
+    if a.status == "error":
+        sys.exit(1)
+
+
+@main.command("eval")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@docs_option
+@db_option
+@answerer_option
+@click.option("--k", "k", default=5, show_default=True, type=click.IntRange(1, 50), help="Recall counts the top k hits.")
+@click.option("--min-recall", type=click.FloatRange(0, 1), default=0.0, show_default=True)
+@click.option("--min-pass-rate", type=click.FloatRange(0, 1), default=0.0, show_default=True)
+@click.option("--min-abstention", type=click.FloatRange(0, 1), default=0.0, show_default=True)
+@click.option("--max-citation-problems", type=click.IntRange(0), default=None)
+@json_option
+def eval_cmd(file, docs, db, answerer, k, min_recall, min_pass_rate, min_abstention, max_citation_problems, as_json):
+    """Run a question set and score retrieval, answers, abstentions and citations."""
+    with clear_errors():
+        try:
+            cases = load_cases(file)
+        except QuestionFileError as e:
+            raise click.ClickException(str(e))
+        rt = runtime_for(db, docs)
+        rt.ensure_index(docs, announce=None if as_json else lambda r: print_sync_report(r, err=True))
+        report = evaluate(cases, lambda q: rt.ask(q, answerer=answerer, origin={"source": "eval"}), k=k)
+    summary = report.summary()
+    if as_json:
+        click.echo(json.dumps({"summary": summary, "questions": [
+            {"question": o.case.question, "passed": o.passed, "why": o.why, "status": o.answer.status, "found": o.found}
+            for o in report.outcomes
+        ]}, indent=2))  # fmt: skip
+    else:
+        for o in report.outcomes:
+            click.echo(f"{'PASS' if o.passed else 'FAIL'}  {o.case.question[:70]:<70}  {o.why}")
+        click.echo()
+        for key, value in summary.items():
+            click.echo(f"{key:<22} {value}")
+    failed = []
+    if report.recall < min_recall:
+        failed.append(f"recall@{k} {report.recall:.3f} < {min_recall}")
+    if report.pass_rate < min_pass_rate:
+        failed.append(f"answer pass rate {report.pass_rate:.3f} < {min_pass_rate}")
+    if report.abstention_accuracy < min_abstention:
+        failed.append(f"abstention accuracy {report.abstention_accuracy:.3f} < {min_abstention}")
+    if max_citation_problems is not None and report.citation_problems > max_citation_problems:
+        failed.append(f"citation problems {report.citation_problems} > {max_citation_problems}")
+    if failed:
+        click.echo("Below threshold: " + "; ".join(failed), err=True)
+        sys.exit(2)
 
 
 @main.group("db")

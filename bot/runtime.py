@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 
 from sqlalchemy import Engine, func, select
 
+from bot.agent import Answer, answer
 from bot.database import open_database
 from bot.settings import Settings
 from kb.models import chunks
@@ -38,6 +39,19 @@ class Runtime:
             max_file_bytes=self.settings.max_file_bytes,
             progress=progress,
         )
+
+    def ask(
+        self,
+        question: str,
+        history: Sequence[tuple[str, str]] = (),
+        *,
+        answerer: str | None = None,
+        collections: list[str] | None = None,
+        origin: dict | None = None,
+    ) -> Answer:
+        """Answer a question and log it (the log row is committed before this returns)."""
+        result = answer(question, history, searcher=self.searcher, settings=self.settings, answerer=answerer, collections=collections)
+        return result
 
     def index_is_empty(self) -> bool:
         with self.engine.connect() as conn:

@@ -25,6 +25,7 @@ class Settings(BaseSettings):
     # The model
     anthropic_api_key: SecretStr | None = Field(None, alias="ANTHROPIC_API_KEY")
     anthropic_model: str = Field("claude-haiku-4-5", alias="ANTHROPIC_MODEL")
+    anthropic_base_url: str | None = Field(None, alias="ANTHROPIC_BASE_URL")
     anthropic_timeout_s: float = Field(60, alias="ANTHROPIC_TIMEOUT_SECONDS", gt=0)
     anthropic_max_retries: int = Field(2, alias="ANTHROPIC_MAX_RETRIES", ge=0)
     max_searches: int = Field(4, alias="AGENT_MAX_SEARCHES", ge=1)

@@ -129,6 +129,19 @@ class BM25Index:
             scores[self._docs[s:e]] += self._weights[s:e]
         return scores
 
+    def idf(self, words: Sequence[str]) -> list[float]:
+        """Each word's IDF here; a word the corpus never uses gets the IDF of a term in no chunk."""
+        out = []
+        for word in words:
+            h = np.uint64(self.tokenizer.hash(word))
+            p = int(np.searchsorted(self._hashes, h)) if len(self._hashes) else 0
+            df = 0
+            if p < len(self._hashes) and self._hashes[p] == h:
+                t = self._term_ids[p]
+                df = int(self._starts[t + 1] - self._starts[t])
+            out.append(float(np.log1p((self.size - df + 0.5) / (df + 0.5))))
+        return out
+
     def search(
         self,
         query: str,

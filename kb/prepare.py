@@ -9,6 +9,7 @@ from kb.chunking import Chunk, chunk_document, index_text
 from kb.documents import Document, LoadError
 from kb.loaders import loader_for
 from kb.scan import Problem, SourceFile
+from kb.screening import speaks_to_assistant
 from kb.tokens import Tokenizer
 from kb.vocabulary import Vocabulary
 
@@ -61,6 +62,11 @@ def prepare(
     chunks = chunk_document(document)
     if not chunks:
         return None, [*problems, Problem(source.path, "no text to index", "skipped")]
+    for section in document.sections:
+        for line in section.lines:
+            if speaks_to_assistant(line.text):
+                quote = line.text if len(line.text) <= 80 else line.text[:77] + "..."
+                problems.append(Problem(source.path, f"line {line.number} speaks to the assistant: {quote!r}", "flagged"))
     prepared = []
     for chunk in chunks:
         counts, length = tokenizer.counts(index_text(document.title, chunk))

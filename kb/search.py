@@ -80,6 +80,14 @@ def load_index(engine: Engine, tokenizer: Tokenizer = DEFAULT_TOKENIZER, batch: 
     return BM25Index.from_blobs(ids, codes, list(names), lengths, blobs, vocabulary, version=version, tokenizer=tokenizer)
 
 
+@dataclass(frozen=True)
+class Page:
+    path: str
+    title: str
+    url: str | None
+    collection: str
+
+
 class Searcher:
     """Answers searches from the current index; safe to share between threads."""
 
@@ -174,6 +182,23 @@ class Searcher:
                 )
             )
         return out
+
+    def pages(self, paths: Sequence[str]) -> list[Page]:
+        """The pages at these paths, in the order given (missing ones left out)."""
+        if not paths:
+            return []
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(documents.c.path, documents.c.title, documents.c.url, documents.c.collection).where(
+                    documents.c.path.in_(list(paths))
+                )
+            ).all()
+        by_path = {r.path: r for r in rows}
+        return [
+            Page(r.path, r.title, page_url(self.base_url, r.path, r.url), r.collection)
+            for r in (by_path.get(p) for p in paths)
+            if r is not None
+        ]
 
     def _current_version(self) -> int:
         with self.engine.connect() as conn:

@@ -1,0 +1,205 @@
+"""The local answerer: a deterministic controller in the model's place, so the bot works with no API key.
+
+It knows nothing about particular documents, only a method:
+1. search with the question (plus the previous question's words, for a short follow-up);
+2. while the evidence is thin and searches bring something new, search again in the
+   documentation's own vocabulary, taken from the passages already read (pseudo-relevance
+   feedback);
+3. answer extractively: quote the few lines that best cover the question, each cited, or
+   abstain when no line covers enough of it. Lines that speak to an assistant are never quoted.
+Arithmetic questions go to the calculator.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from bot.agent.loop import Draft, Reply
+from bot.agent.tools import CALCULATOR, SEARCH_DOCS, ToolCall, Toolbox, ToolResult
+from bot.agent.types import Citation, Segment
+from kb.screening import speaks_to_assistant
+from kb.tokens import plural_stem
+
+INTRO = "From the docs (an extractive answer: the lines below are quoted as written):\n"
+THIN = 0.6  # below this coverage of the question, search again
+NUMBER_BONUS = 0.3  # a line with a number, when the question asks for an amount, a duration or a time
+ENOUGH = 0.3  # below this coverage of the question by the best passage, abstain
+HEADING_CREDIT = 0.5  # a question word found in the line's heading counts half
+MAX_LINES = 3
+# Words that shape a question but say nothing about its subject: they do not need covering.
+QUESTION_WORDS = frozenset(
+    "much many long often really mean means need needs get got like want know tell way ways possible exactly also "
+    "still ever anything something somewhere thing things kind sort".split()
+)
+EXPANSION_TERMS = 3
+
+_NUM = r"\(?\$?\d[\d,]*(?:\.\d+)?%?\)?"
+_OP = r"(?:[*/×÷x^+\-]|\bof\b)"
+_EXPRESSION = re.compile(rf"{_NUM}(?:\s*{_OP}\s*{_NUM})+", re.IGNORECASE)
+_ASKS_FOR_A_NUMBER = re.compile(
+    r"\bhow (long|many|much|often|soon|far|big|old)\b|\bwhen\b|\bwhat (time|day|version|price)\b|\b(cost|price|fee|limit|size)s?\b",
+    re.IGNORECASE,
+)
+_ASKS_TO_COMPUTE = re.compile(r"^\s*(what(?:'s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*\d|%\s*of\b", re.I)
+
+
+def arithmetic_in(question: str) -> str | None:
+    """The arithmetic expression a question asks to compute, if it asks one."""
+    if not _ASKS_TO_COMPUTE.search(question):
+        return None
+    found = [m.group(0) for m in _EXPRESSION.finditer(question)]
+    return max(found, key=len).strip() if found else None
+
+
+def _quotable(text: str) -> bool:
+    """Prose worth quoting: not an instruction to an assistant, not a bare heading, rule or code."""
+    if speaks_to_assistant(text) or len(text.split()) < 3 or set(text) <= set("|-: "):
+        return False
+    if text.startswith("|"):  # a table row: quotable when it has more than labels
+        return any(ch.isdigit() for ch in text)
+    letters = sum(ch.isalpha() or ch.isspace() for ch in text)
+    return letters >= 0.7 * len(text)
+
+
+def _has_amount(text: str) -> bool:
+    """A number in the line's text, not just its list numbering."""
+    return any(ch.isdigit() for ch in re.sub(r"^\s*(\d+[.)]|[-*])\s+", "", text))
+
+
+class LocalAnswerer:
+    name = "local"
+    model = None
+
+    def __init__(self) -> None:
+        self.usage: dict = {}
+
+    def begin(self, question: str, history: list[tuple[str, str]], toolbox: Toolbox) -> None:
+        self.toolbox = toolbox
+        self.index = toolbox.searcher.index
+        words = self.index.tokenizer.words
+        self.terms = list(dict.fromkeys(words(question)))
+        previous = next((text for role, text in reversed(history) if role == "user"), "")
+        context = [t for t in dict.fromkeys(words(previous)) if t not in self.terms] if len(self.terms) <= 4 else []
+        self.query = " ".join([question, *context]) if context else question
+        targets = [t for t in self.terms + context if t not in QUESTION_WORDS]
+        self.weights = dict(zip(targets, self.index.idf(targets)))
+        for t in context:  # the follow-up's own words matter most
+            self.weights[t] *= 0.5
+        self.expression = arithmetic_in(question)
+        self.wants_number = bool(_ASKS_FOR_A_NUMBER.search(question))
+        self.calls = 0
+        self.started = False
+        self.stalled = False
+        self.value: str | None = None
+
+    def step(self) -> Reply:
+        if not self.started:
+            self.started = True
+            if self.expression:
+                return Reply([self._call(CALCULATOR, {"expression": self.expression}, "The question asks for arithmetic.")])
+            return Reply([self._call(SEARCH_DOCS, {"query": self.query}, "Search with the question's own words first.")])
+        if self.expression:
+            return Reply(draft=Draft([Segment(self.value or f"I could not compute {self.expression}.")]))
+        coverage = self._best_coverage()
+        if coverage < THIN and not self.stalled and self.toolbox.searches_left > 0:
+            query = self._reformulate()
+            if query:
+                why = f"The best passage covers {coverage:.0%} of the question: search again in the docs' own words."
+                return Reply([self._call(SEARCH_DOCS, {"query": query}, why)])
+        return Reply(draft=self._compose())
+
+    def observe(self, results: list[ToolResult]) -> None:
+        for r in results:
+            if r.call.name == CALCULATOR:
+                self.value = r.observation if not r.is_error else None
+            else:
+                self.stalled = r.stalled or r.is_error
+
+    # -- the method -------------------------------------------------------------------------
+
+    def _call(self, name: str, args: dict, thought: str) -> ToolCall:
+        self.calls += 1
+        return ToolCall(f"local_{self.calls}", name, args, thought)
+
+    def _words(self, text: str) -> set[str]:
+        """Words for matching lines to the question: plurals folded ("costs" answers "cost")."""
+        return {plural_stem(w) for w in self.index.tokenizer.words(text)}
+
+    def _coverage(self, words: set[str], heading_words: set[str] = frozenset()) -> float:
+        """How much of the question (by IDF weight) these words cover; a heading word counts half."""
+        total = sum(self.weights.values()) or 1.0
+        got = 0.0
+        for t, w in self.weights.items():
+            stem = plural_stem(t)
+            got += w if stem in words else HEADING_CREDIT * w if stem in heading_words else 0
+        return got / total
+
+    def _passages(self):
+        """Passages read so far with their relevance: coverage of the question, tempered by BM25 rank."""
+        passages = self.toolbox.ledger.passages
+        top = max((p.hit.score for p in passages), default=1.0) or 1.0
+        for p in passages:
+            cover = self._coverage(self._words(" ".join([p.title, *p.blocks])))
+            yield cover * (0.5 + 0.5 * p.hit.score / top), cover, p
+
+    def _candidates(self):
+        """Quotable lines of the most relevant passages: (score, passage, block index)."""
+        ranked = sorted(self._passages(), key=lambda x: -x[0])
+        if not ranked:
+            return
+        best = ranked[0][0]
+        for relevance, _, p in ranked:
+            if relevance < 0.7 * best:
+                break
+            heading_words = self._words(p.title)
+            for i, text in enumerate(p.blocks):
+                if not _quotable(text):
+                    continue
+                bonus = NUMBER_BONUS if self.wants_number and _has_amount(text) else 0.0
+                yield self._coverage(self._words(text), heading_words) + 0.5 * relevance + bonus, p, i
+
+    def _best_coverage(self) -> float:
+        return max((cover for _, cover, _ in self._passages()), default=0.0)
+
+    def _reformulate(self) -> str | None:
+        """The question's words plus the words the best passages use most, rare ones first."""
+        words = self.index.tokenizer.words
+        seen = Counter()
+        for p in self.toolbox.ledger.passages[:3]:
+            seen.update(w for text in p.blocks if not speaks_to_assistant(text) for w in words(text))
+        for t in self.weights:
+            seen.pop(t, None)
+        if not seen:
+            return None
+        ranked = sorted(seen, key=lambda w: -seen[w] * self.index.idf([w])[0])
+        return " ".join([*self.terms, *ranked[:EXPANSION_TERMS]])
+
+    def _compose(self) -> Draft:
+        coverage = self._best_coverage()
+        if coverage < ENOUGH:
+            return Draft([], note=f"the best passage covers {coverage:.0%} of the question" if self.toolbox.ledger else "nothing found")
+        ranked = sorted(self._candidates(), key=lambda c: (-c[0], c[1].index, c[2]))
+        if not ranked:
+            return Draft([], note="no quotable line in the passages found")
+        chosen = [ranked[0]]
+        for cand in ranked[1:]:
+            if len(chosen) == MAX_LINES or cand[0] < ranked[0][0] * 0.6:
+                break
+            if self._adds_something(chosen, cand):
+                chosen.append(cand)
+        segments = [Segment(INTRO)]
+        for _, p, i in sorted(chosen, key=lambda c: (c[1].index, c[2])):
+            text = p.blocks[i]
+            segments.append(Segment(f"> {text}", (Citation(p.index, i, i + 1, text, p.source),)))
+            segments.append(Segment("\n"))
+        return Draft(segments)
+
+    def _adds_something(self, chosen, cand) -> bool:
+        """A further line must bring a question word the chosen lines lack, or come from another page."""
+        wanted = {plural_stem(t) for t in self.weights}
+        covered = set().union(*(self._words(c[1].blocks[c[2]]) for c in chosen)) & wanted
+        new = self._words(cand[1].blocks[cand[2]]) & wanted - covered
+        other_page = all(cand[1].hit.path != c[1].hit.path for c in chosen)
+        # a second page is worth quoting only when it is as relevant as the first
+        return bool(new) or (other_page and cand[0] >= chosen[0][0] * 0.9)

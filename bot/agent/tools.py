@@ -1,0 +1,177 @@
+"""The answerer's tools: search_docs over the knowledge base, and a calculator.
+
+The search tool carries two of the loop's guards itself, because only it knows
+what was searched: an identical query is not run again, and searches past the
+budget are refused with a plain instruction to answer now.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from bot.agent.calculator import CalculatorError, calculate, format_number
+from bot.agent.evidence import Ledger
+from bot.agent.types import SearchRecord, Step
+from kb.search import Searcher
+
+SEARCH_DOCS = "search_docs"
+CALCULATOR = "calculator"
+
+NO_NEW_EVIDENCE = (
+    "No new passages: everything this search found was already shown above. Stop searching and answer from "
+    "the passages you have, or say plainly that the docs do not cover the question."
+)
+
+
+def tool_definitions(collections: list[str]) -> list[dict]:
+    """The tools as the Messages API takes them; the last one carries the cache breakpoint."""
+    return [
+        {
+            "name": SEARCH_DOCS,
+            "description": (
+                "Search the team's documentation and get back passages, each a search result whose lines can be "
+                "cited. Use the documentation's own words: if a search finds nothing useful, search again with "
+                "the terms the passages use. Collections: " + (", ".join(collections) or "none") + "."
+            ),
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "Keywords to search for."},
+                    "collection": {"type": "string", "description": "Optional: search only this collection."},
+                },
+                "required": ["query"],
+            },
+        },
+        {
+            "name": CALCULATOR,
+            "description": "Exact arithmetic on numbers from the passages: + - * / // % ** and parentheses.",
+            "input_schema": {
+                "type": "object",
+                "properties": {"expression": {"type": "string", "description": "For example: 600 * 100"}},
+                "required": ["expression"],
+            },
+            "cache_control": {"type": "ephemeral"},
+        },
+    ]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    input: dict
+    thought: str = ""  # why the answerer made this call, for --trace
+
+
+@dataclass
+class ToolResult:
+    call: ToolCall
+    content: list[dict]  # Messages API blocks: search_result or text
+    observation: str  # one line for traces and logs
+    is_error: bool = False
+    stalled: bool = False  # a search that brought no new evidence (a repeat, or only passages already shown)
+
+    @classmethod
+    def text(cls, call: ToolCall, message: str, *, is_error: bool = False, stalled: bool = False):
+        return cls(call, [{"type": "text", "text": message}], message, is_error, stalled)
+
+    def with_note(self, note: str) -> ToolResult:
+        return ToolResult(self.call, [*self.content, {"type": "text", "text": note}], f"{self.observation} {note}", self.is_error, self.stalled)
+
+    def api_block(self) -> dict:
+        block = {"type": "tool_result", "tool_use_id": self.call.id, "content": self.content}
+        if self.is_error:
+            block["is_error"] = True
+        return block
+
+
+@dataclass
+class Toolbox:
+    searcher: Searcher
+    max_searches: int = 4
+    k: int = 5
+    allowed_collections: list[str] | None = None  # None: every collection
+    ledger: Ledger = field(default_factory=Ledger)
+    searches: list[SearchRecord] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    calculations: list[str] = field(default_factory=list)  # "600 * 100 = 60,000": numbers the answer may use
+    _queries: set = field(default_factory=set)
+
+    @property
+    def collections(self) -> list[str]:
+        known = self.searcher.index.collection_names
+        return [c for c in known if self.allowed_collections is None or c in self.allowed_collections]
+
+    @property
+    def searches_left(self) -> int:
+        return self.max_searches - len(self.searches)
+
+    def run(self, call: ToolCall) -> ToolResult:
+        if call.name == SEARCH_DOCS:
+            result = self.search_docs(call)
+        elif call.name == CALCULATOR:
+            result = self.calculator(call)
+        else:
+            result = ToolResult.text(call, f"Unknown tool {call.name!r}. Tools: {SEARCH_DOCS}, {CALCULATOR}.", is_error=True)
+        self.steps.append(Step(call.name, call.input, result.observation, call.thought))
+        return result
+
+    def search_docs(self, call: ToolCall) -> ToolResult:
+        query = str(call.input.get("query") or "").strip()
+        collection = call.input.get("collection") or None
+        if not query:
+            return ToolResult.text(call, "The query is empty: say what to search for.", is_error=True)
+        key = (" ".join(query.lower().split()), collection)
+        if key in self._queries:
+            return ToolResult.text(call, f"You already searched for {query!r}; its passages are above.", stalled=True)
+        if self.searches_left <= 0:
+            return ToolResult.text(
+                call,
+                f"Search budget used up ({self.max_searches} searches). Answer now from the passages above, "
+                "or say plainly that the docs do not cover the question.",
+            )
+        scope = self.collections
+        if collection is not None and collection not in scope:
+            return ToolResult.text(
+                call, f"There is no collection {collection!r} here. Collections: {', '.join(scope) or 'none'}.", is_error=True
+            )
+        self._queries.add(key)
+        started = time.perf_counter()
+        hits = self.searcher.search(query, k=self.k, collections=[collection] if collection else scope)
+        ms = (time.perf_counter() - started) * 1000
+        self.searches.append(
+            SearchRecord(
+                query, collection,
+                [{"chunk_id": h.chunk_id, "path": h.path, "title": h.title, "heading": h.heading, "score": round(h.score, 4)} for h in hits],
+                ms,
+            )
+        )  # fmt: skip
+        if not hits:
+            return ToolResult.text(call, self._nothing_found(query, collection, scope))
+        new = [self.ledger.add(h) for h in hits if h.chunk_id not in self.ledger]
+        if not new:
+            return ToolResult.text(call, f"All {len(hits)} passages found were already shown above.", stalled=True)
+        observation = "; ".join(f"{p.title} ({p.hit.path}, {p.hit.score:.2f})" for p in new)
+        return ToolResult(call, [p.search_result_block() for p in new], f"{len(new)} new: {observation}")
+
+    def _nothing_found(self, query: str, collection: str | None, scope: list[str]) -> str:
+        weak = self.searcher.search(query, k=3, collections=[collection] if collection else scope, min_score=0)
+        hint = ""
+        if weak:
+            hint = " The closest sections, too weak to count as evidence, are: " + "; ".join(
+                f"'{h.heading}'" for h in weak
+            ) + ". Try the words those headings use, or other words for the same thing."
+        else:
+            hint = " No section shares a word with it. Try other words for the same thing."
+        return f"No passage matched {query!r} well enough to count as evidence.{hint}"
+
+    def calculator(self, call: ToolCall) -> ToolResult:
+        expression = str(call.input.get("expression") or "")
+        try:
+            value = calculate(expression)
+        except CalculatorError as e:
+            return ToolResult.text(call, f"Calculator error: {e}", is_error=True)
+        done = f"{expression} = {format_number(value)}"
+        self.calculations.append(done)
+        return ToolResult.text(call, done)

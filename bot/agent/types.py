@@ -1,0 +1,90 @@
+"""The values that flow out of the agent: one Answer, rendered by Slack, the CLI and the logs alike."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+Status = Literal["answered", "abstained", "error", "budget_exhausted"]
+
+
+@dataclass(frozen=True)
+class Source:
+    n: int
+    title: str  # the page title with its heading: "Returns and refunds > Refund window"
+    path: str
+    url: str | None
+    collection: str
+
+
+@dataclass(frozen=True)
+class SearchRecord:
+    query: str
+    collection: str | None
+    hits: list[dict]  # {"chunk_id", "path", "title", "heading", "score"}
+    ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class Step:
+    tool: str
+    input: dict
+    observation: str
+    thought: str = ""
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A claim's pointer into the passages: which search result, which lines (blocks)."""
+
+    search_result_index: int
+    start_block_index: int
+    end_block_index: int
+    cited_text: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A piece of the model's answer and the passages it cites (none for connecting text)."""
+
+    text: str
+    citations: tuple[Citation, ...] = ()
+
+
+@dataclass
+class Answer:
+    question: str
+    status: Status
+    answer: str
+    answerer: str
+    model: str | None = None
+    sources: list[Source] = field(default_factory=list)
+    searches: list[SearchRecord] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    problems: list[dict] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+    latency_ms: float = 0.0
+    error: str | None = None  # the logged reason (never shown raw to the asker)
+    closest: list[Source] = field(default_factory=list)  # pages to look at when abstaining
+    cited: list[dict] = field(default_factory=list)  # [{"n", "chunk_id", "lines": [[no, text]]}] for review
+
+    def as_dict(self) -> dict:
+        out = {
+            "question": self.question,
+            "status": self.status,
+            "answer": self.answer,
+            "answerer": self.answerer,
+            "model": self.model,
+            "sources": [asdict(s) for s in self.sources],
+            "searches": [{"query": s.query, "collection": s.collection, "hits": s.hits} for s in self.searches],
+            "steps": [asdict(s) for s in self.steps],
+            "problems": self.problems,
+            "usage": self.usage,
+            "latency_ms": round(self.latency_ms, 1),
+        }
+        if self.closest:
+            out["closest"] = [asdict(s) for s in self.closest]
+        if self.error:
+            out["error"] = self.error
+        return out
