@@ -71,3 +71,36 @@ def run_cli(*args: str, env: dict | None = None, timeout: float = 120) -> subpro
     return subprocess.run(
         [sys.executable, "-m", "bot.cli", *args], capture_output=True, text=True, env=full_env, timeout=timeout
     )
+
+
+@pytest.fixture
+def fake_anthropic():
+    from tests.fakes.anthropic import FakeAnthropic
+
+    fake = FakeAnthropic().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def claude_settings(fake_anthropic, db_url, docs):
+    """Settings that send the real anthropic SDK to the fake API."""
+    from bot.settings import load_settings
+
+    return load_settings(
+        database_url=db_url,
+        docs_dir=docs,
+        anthropic_api_key="sk-ant-test-key",
+        anthropic_base_url=fake_anthropic.url,
+        anthropic_max_retries=0,
+        anthropic_timeout_s=10,
+    )
+
+
+@pytest.fixture
+def runtime(claude_settings):
+    from bot.runtime import Runtime
+
+    rt = Runtime(claude_settings)
+    rt.sync()
+    return rt

@@ -83,7 +83,10 @@ def answer(
                 if draft.note:
                     result.problems.append({"kind": "abstained", "note": draft.note})
     if result.status != "answered":
-        result.closest = _closest(toolbox, searcher, question, collections)
+        try:
+            result.closest = _closest(toolbox, searcher, question, collections)
+        except Exception as e:  # best effort: the reason for no answer matters more than the hints
+            result.problems.append({"kind": "closest_pages_failed", "error": f"{type(e).__name__}: {e}"[:300]})
     result.searches, result.steps, result.usage = toolbox.searches, toolbox.steps, bot.usage
     result.latency_ms = (time.perf_counter() - started) * 1000
     return result

@@ -62,6 +62,15 @@ def _quotable(text: str) -> bool:
     return letters >= 0.7 * len(text)
 
 
+def _table_headers(blocks: list[str]) -> dict[int, int]:
+    """Markdown table header rows: {header line index: its separator line index}."""
+    return {
+        i: i + 1
+        for i in range(len(blocks) - 1)
+        if blocks[i].startswith("|") and blocks[i + 1].startswith("|") and set(blocks[i + 1]) <= set("|-: ")
+    }
+
+
 def _has_amount(text: str) -> bool:
     """A number in the line's text, not just its list numbering."""
     return any(ch.isdigit() for ch in re.sub(r"^\s*(\d+[.)]|[-*])\s+", "", text))
@@ -80,7 +89,8 @@ class LocalAnswerer:
         words = self.index.tokenizer.words
         self.terms = list(dict.fromkeys(words(question)))
         previous = next((text for role, text in reversed(history) if role == "user"), "")
-        context = [t for t in dict.fromkeys(words(previous)) if t not in self.terms] if len(self.terms) <= 4 else []
+        context = [t for t in dict.fromkeys(words(previous)) if t not in self.terms and t not in QUESTION_WORDS]
+        context = context if len(self.terms) <= 4 else []
         self.query = " ".join([question, *context]) if context else question
         targets = [t for t in self.terms + context if t not in QUESTION_WORDS]
         self.weights = dict(zip(targets, self.index.idf(targets)))
@@ -89,6 +99,7 @@ class LocalAnswerer:
         self.expression = arithmetic_in(question)
         self.wants_number = bool(_ASKS_FOR_A_NUMBER.search(question))
         self.calls = 0
+        self.tried = {self.query}
         self.started = False
         self.stalled = False
         self.value: str | None = None
@@ -104,7 +115,8 @@ class LocalAnswerer:
         coverage = self._best_coverage()
         if coverage < THIN and not self.stalled and self.toolbox.searches_left > 0:
             query = self._reformulate()
-            if query:
+            if query and query not in self.tried:
+                self.tried.add(query)
                 why = f"The best passage covers {coverage:.0%} of the question: search again in the docs' own words."
                 return Reply([self._call(SEARCH_DOCS, {"query": query}, why)])
         return Reply(draft=self._compose())
@@ -153,11 +165,14 @@ class LocalAnswerer:
             if relevance < 0.7 * best:
                 break
             heading_words = self._words(p.title)
+            headers = _table_headers(p.blocks)
             for i, text in enumerate(p.blocks):
-                if not _quotable(text):
+                if i in headers or not _quotable(text):
                     continue
                 bonus = NUMBER_BONUS if self.wants_number and _has_amount(text) else 0.0
-                yield self._coverage(self._words(text), heading_words) + 0.5 * relevance + bonus, p, i
+                header = next((p.blocks[h] for h, sep in headers.items() if sep < i), "") if text.startswith("|") else ""
+                words = self._words(text + " " + header)  # a table cell means what its column header says
+                yield self._coverage(words, heading_words) + 0.5 * relevance + bonus, p, i
 
     def _best_coverage(self) -> float:
         return max((cover for _, cover, _ in self._passages()), default=0.0)
@@ -190,10 +205,22 @@ class LocalAnswerer:
                 chosen.append(cand)
         segments = [Segment(INTRO)]
         for _, p, i in sorted(chosen, key=lambda c: (c[1].index, c[2])):
-            text = p.blocks[i]
-            segments.append(Segment(f"> {text}", (Citation(p.index, i, i + 1, text, p.source),)))
+            segments.append(self._quote(p, i))
             segments.append(Segment("\n"))
         return Draft(segments)
+
+    @staticmethod
+    def _quote(p, i: int) -> Segment:
+        """One cited line; a table row comes with its table's header, cited too, so its cells keep their meaning."""
+        text = p.blocks[i]
+        header = next((h for h, row in _table_headers(p.blocks).items() if h < i and row < i), None)
+        if header is None:
+            return Segment(f"> {text}", (Citation(p.index, i, i + 1, text, p.source),))
+        head = p.blocks[header : header + 2]
+        return Segment(
+            "\n".join([*head, text]),
+            (Citation(p.index, header, header + 2, "".join(head), p.source), Citation(p.index, i, i + 1, text, p.source)),
+        )
 
     def _adds_something(self, chosen, cand) -> bool:
         """A further line must bring a question word the chosen lines lack, or come from another page."""

@@ -1,0 +1,267 @@
+"""The Claude loop against the fake Messages API, through the real anthropic SDK."""
+
+import anthropic
+import pytest
+from sqlalchemy import text
+
+from bot.agent.tools import NO_NEW_EVIDENCE
+from tests.fakes.anthropic import (
+    Cite, answer, calculate, empty_turn, error, last_tool_results, refusal, search, search_results, tool_result_text,
+)  # fmt: skip
+
+
+def ask(runtime, question, **kw):
+    return runtime.ask(question, answerer="claude", **kw)
+
+
+def test_a_missed_search_then_the_docs_words_find_two_pages_that_are_both_cited(runtime, fake_anthropic):
+    fake_anthropic.then(
+        search("misplaced bud insurance payout"),
+        search("lost earbud Care+ loss cover single earbud price Pods Pro"),
+        answer(
+            Cite("Without Care+, a single Pods Pro earbud costs $89.", "replacement-parts", "Single earbud"),
+            Cite(" With Care+, a lost earbud is replaced for $39.", "care-plus", "Loss cover"),
+        ),
+    )
+    a = ask(runtime, "How much to replace a lost Pro bud, with and without the plan?")
+
+    assert a.status == "answered", a.problems
+    assert a.answer == (
+        "Without Care+, a single Pods Pro earbud costs $89. [1] With Care+, a lost earbud is replaced for $39. [2]"
+    )
+    assert [s.path for s in a.sources] == ["help/replacement-parts.md", "help/care-plus.md"]
+    assert [s.query for s in a.searches] == ["misplaced bud insurance payout", "lost earbud Care+ loss cover single earbud price Pods Pro"]
+    assert a.searches[0].hits == []
+    first_result = tool_result_text(last_tool_results(fake_anthropic.requests[1])[0])
+    assert "well enough to count as evidence" in first_result
+    assert a.problems == []
+    assert a.usage["calls"] == 3 and a.usage["input_tokens"] == 360
+
+
+def test_every_request_carries_tools_system_and_cache_control(runtime, fake_anthropic):
+    fake_anthropic.then(search("refund window"), answer(Cite("Returns are accepted for 30 days.", "returns", "30 days")))
+    ask(runtime, "How long can I return things?")
+    for req in fake_anthropic.requests:
+        assert [t["name"] for t in req["tools"]] == ["search_docs", "calculator"]
+        assert req["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+        assert req["system"][0]["cache_control"] == {"type": "ephemeral"}
+        assert req["model"] == "claude-haiku-4-5"
+    assert fake_anthropic.headers[0]["authorization"] == "Bearer sk-ant-test-key"
+
+
+def test_passages_arrive_as_search_results_one_block_per_line_with_citations_on(runtime, fake_anthropic):
+    fake_anthropic.then(search("rate limit per key"), answer(Cite("600 requests a minute.", "rate-limits", "600 requests")))
+    ask(runtime, "What is the API rate limit?")
+    results = search_results(fake_anthropic.requests[1])
+    assert results and all(r["citations"] == {"enabled": True} for r in results)
+    top = results[0]
+    assert top["source"].startswith("kb://api/rate-limits.md#chunk-")
+    assert top["title"] == "Rate limits > Limits per key"
+    assert [b["text"] for b in top["content"]] == [
+        "Each API key may make 600 requests per minute, with bursts of up to 100 requests in one second. "
+        "Sandbox keys are limited to 60 requests per minute."
+    ]
+    assert "600 requests" not in fake_anthropic.requests[0]["system"][0]["text"], "passages never go in the system prompt"
+
+
+def test_a_question_the_docs_do_not_cover_is_abstained_with_the_closest_pages(runtime, fake_anthropic):
+    fake_anthropic.then(search("student discount"), answer("The documentation doesn't mention a student discount."))
+    a = ask(runtime, "Is there a student discount?")
+    assert a.status == "abstained"
+    assert a.answer == "I couldn't find this in the docs."
+    assert a.sources == []
+
+
+def test_repeated_searches_are_not_rerun_and_the_turn_budget_ends_the_loop(runtime, fake_anthropic):
+    runtime.settings.max_turns = 4
+    fake_anthropic.then(*[search("warranty length") for _ in range(4)])
+    a = ask(runtime, "How long is the warranty?")
+    assert a.status == "budget_exhausted"
+    assert len(a.searches) == 1, "an identical query runs once"
+    repeat = tool_result_text(last_tool_results(fake_anthropic.requests[2])[0])
+    assert "already searched" in repeat and NO_NEW_EVIDENCE in repeat
+    assert {"kind": "turn_budget_exhausted", "turns": 4} in a.problems
+
+
+def test_the_search_budget_tells_the_model_to_answer(runtime, fake_anthropic):
+    runtime.settings.max_searches = 2
+    fake_anthropic.then(
+        search("warranty"), search("care plus"), search("battery"),
+        answer(Cite("Pods Pro have a 2-year limited warranty.", "warranty", "2-year")),
+    )  # fmt: skip
+    a = ask(runtime, "Warranty?")
+    assert len(a.searches) == 2
+    assert "Search budget used up (2 searches)" in tool_result_text(last_tool_results(fake_anthropic.requests[3])[0])
+    assert a.status == "answered"
+
+
+def test_a_search_finding_only_known_passages_says_stop_and_answer(runtime, fake_anthropic):
+    fake_anthropic.then(
+        search("refund window days"), search("refund window"),
+        answer(Cite("You have 30 days.", "returns", "30 days")),
+    )  # fmt: skip
+    a = ask(runtime, "Refund window?")
+    second = tool_result_text(last_tool_results(fake_anthropic.requests[2])[0])
+    assert NO_NEW_EVIDENCE in second
+    assert a.status == "answered"
+
+
+def test_a_tool_that_raises_is_reported_to_the_model_as_an_error_result(runtime, fake_anthropic):
+    def break_the_index(req):
+        with runtime.engine.begin() as conn:
+            conn.execute(text("DROP TABLE kb_chunks"))
+        return search("warranty")(req)
+
+    fake_anthropic.then(break_the_index, answer("Sorry, the documentation search is failing right now."))
+    runtime.searcher.index  # loaded before the table goes
+    a = ask(runtime, "How long is the warranty?")
+    result = last_tool_results(fake_anthropic.requests[1])[0]
+    assert result["is_error"] is True
+    assert "The tool failed" in tool_result_text(result)
+    assert a.status == "abstained"
+
+
+def test_an_empty_end_turn_gets_one_please_continue(runtime, fake_anthropic):
+    fake_anthropic.then(search("water resistance swimming"), empty_turn(), answer(Cite("Don't swim with them.", "water", "swimming")))
+    a = ask(runtime, "Can I swim with them?")
+    assert fake_anthropic.requests[2]["messages"][-1]["content"].startswith("Please continue")
+    assert a.status == "answered"
+
+
+def test_two_empty_end_turns_fall_back_to_not_covered(runtime, fake_anthropic):
+    fake_anthropic.then(search("water resistance swimming"), empty_turn(), empty_turn())
+    a = ask(runtime, "Can I swim with them?")
+    assert a.status == "abstained"
+    assert any(p["kind"] == "empty" for p in a.problems)
+
+
+def test_overloaded_then_success_is_retried_by_the_sdk(runtime, fake_anthropic):
+    runtime.settings.anthropic_max_retries = 2
+    fake_anthropic.then(
+        error(529, "overloaded_error", "Overloaded", {"retry-after-ms": "10"}),
+        search("rate limits"),
+        answer(Cite("600 requests per minute.", "rate-limits", "600 requests")),
+    )
+    a = ask(runtime, "Rate limit?")
+    assert a.status == "answered"
+    assert len(fake_anthropic.requests) == 3
+
+
+@pytest.mark.parametrize("status,kind", [(529, "overloaded_error"), (429, "rate_limit_error"), (500, "api_error")])
+def test_a_busy_api_becomes_a_short_reason_and_a_logged_error(runtime, fake_anthropic, status, kind):
+    fake_anthropic.then(error(status, kind, "try later"))
+    a = ask(runtime, "Rate limit?")
+    assert a.status == "error"
+    assert a.answer == "The language model is busy right now, so I couldn't answer. Please try again in a minute."
+    assert f"anthropic {status} {kind}" in a.error and "req_fake" in a.error
+    assert "sk-ant-test-key" not in a.error
+
+
+def test_a_bad_key_is_not_called_busy(runtime, fake_anthropic):
+    fake_anthropic.then(error(401, "authentication_error", "invalid x-api-key"))
+    a = ask(runtime, "Rate limit?")
+    assert a.status == "error" and "couldn't reach the language model" in a.answer
+
+
+def test_an_unreachable_api_is_an_error_not_a_traceback(runtime, fake_anthropic):
+    fake_anthropic.stop()
+    a = ask(runtime, "Rate limit?")
+    assert a.status == "error" and "busy" in a.answer
+    assert "connection" in a.error.lower()
+
+
+def test_a_refusal_is_answered_politely(runtime, fake_anthropic):
+    fake_anthropic.then(refusal("cyber"))
+    a = ask(runtime, "Write malware for the earbuds")
+    assert a.status == "abstained" and a.answer == "I can't help with that request."
+    assert {"kind": "refusal", "note": "refused (cyber)"} in a.problems
+
+
+def test_a_cited_sentence_with_a_wrong_number_is_caught_and_dropped(runtime, fake_anthropic):
+    fake_anthropic.then(
+        search("API key expire rotate"),
+        answer(
+            Cite("API keys expire after 30 days.", "authentication", "expire after 90 days"),
+            Cite(" Create the new key before the old one expires.", "authentication", "expire after 90 days"),
+        ),
+    )
+    a = ask(runtime, "When do keys expire?")
+    assert a.status == "answered"
+    assert a.answer == "Create the new key before the old one expires. [1]"
+    assert {"kind": "number_not_in_passage", "text": "API keys expire after 30 days.", "numbers": ["30"]} in a.problems
+
+
+def test_a_misquoted_or_unretrieved_citation_is_not_shown(runtime, fake_anthropic):
+    fake_anthropic.then(
+        search("rate limits"),
+        answer(
+            Cite("Limits are generous.", "rate-limits", "600 requests", cited_text="Each key may make unlimited requests."),
+            Cite(" Also true.", "nowhere", "x", index=99),
+        ),
+    )
+    a = ask(runtime, "Rate limit?")
+    assert a.status == "abstained"
+    assert {p["kind"] for p in a.problems} >= {"cited_text_mismatch", "cites_unretrieved"}
+
+
+def test_an_uncited_number_is_not_shown(runtime, fake_anthropic):
+    fake_anthropic.then(
+        search("rate limits"),
+        answer(Cite("The limit is 600 requests a minute.", "rate-limits", "600 requests"), " Most teams use about 250."),
+    )
+    a = ask(runtime, "Rate limit?")
+    assert a.answer == "The limit is 600 requests a minute. [1]"
+    assert {"kind": "unsourced_number", "text": "Most teams use about 250.", "numbers": ["250"]} in a.problems
+
+
+def test_a_calculated_number_may_be_stated(runtime, fake_anthropic):
+    fake_anthropic.then(
+        search("rate limit per minute"), search("pagination maximum limit"), calculate("600 * 100"),
+        answer(
+            Cite("Each key may make 600 requests a minute", "rate-limits", "600 requests"),
+            Cite(" and a page holds at most 100 devices,", "pagination", "maximum is 100"),
+            " so at most 60,000 devices a minute.",
+        ),
+    )  # fmt: skip
+    a = ask(runtime, "How many devices per minute at most?")
+    assert a.status == "answered", a.problems
+    assert a.answer.endswith("so at most 60,000 devices a minute.")
+    assert [s.path for s in a.sources] == ["api/rate-limits.md", "api/pagination.md"]
+    assert a.steps[2].observation == "600 * 100 = 60,000"
+
+
+def test_thread_history_is_sent_as_earlier_turns(runtime, fake_anthropic):
+    fake_anthropic.then(search("earbuds warranty"), answer(Cite("Two years for Pods Pro.", "warranty", "2-year")))
+    ask(runtime, "and what about the warranty?", history=[("user", "Tell me about the Pods Pro earbuds"), ("assistant", "They have ANC.")])
+    first = fake_anthropic.requests[0]["messages"]
+    assert [(m["role"], m["content"]) for m in first] == [
+        ("user", "Tell me about the Pods Pro earbuds"),
+        ("assistant", "They have ANC."),
+        ("user", "and what about the warranty?"),
+    ]
+
+
+def test_a_collection_outside_the_askers_scope_is_refused(runtime, fake_anthropic):
+    fake_anthropic.then(search("firmware", collection="api"), answer("Nothing I can see."))
+    a = ask(runtime, "Firmware?", collections=["help"])
+    assert "There is no collection 'api' here. Collections: help." in tool_result_text(last_tool_results(fake_anthropic.requests[1])[0])
+    assert a.searches == []
+
+
+def test_the_fake_rejects_what_the_real_api_rejects(fake_anthropic):
+    client = anthropic.Anthropic(api_key="k", base_url=fake_anthropic.url, max_retries=0)
+    tool_turns = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "search_docs", "input": {"query": "x"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "none"}]},
+    ]
+    with pytest.raises(anthropic.BadRequestError, match="must define tools"):
+        client.messages.create(model="m", max_tokens=10, messages=tool_turns)
+    with pytest.raises(anthropic.BadRequestError, match="non-empty"):
+        client.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": [{"type": "text", "text": " "}]}])
+    mixed = [{"role": "user", "content": [
+        {"type": "search_result", "source": "a", "title": "A", "content": [{"type": "text", "text": "x"}], "citations": {"enabled": True}},
+        {"type": "search_result", "source": "b", "title": "B", "content": [{"type": "text", "text": "y"}]},
+    ]}]  # fmt: skip
+    with pytest.raises(anthropic.BadRequestError, match="all search results or on none"):
+        client.messages.create(model="m", max_tokens=10, messages=mixed)

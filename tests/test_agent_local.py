@@ -1,0 +1,110 @@
+"""The local answerer: the same loop with a deterministic controller, on the sample docs."""
+
+import json
+
+import pytest
+
+from bot.agent.local import INTRO
+from bot.runtime import Runtime
+from bot.settings import SAMPLE_EVAL, load_settings
+from tests.conftest import run_cli
+
+
+@pytest.fixture
+def rt(db_url, docs):
+    runtime = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    runtime.sync()
+    return runtime
+
+
+def ask(rt, question, history=()):
+    return rt.ask(question, history, answerer="local")
+
+
+def test_the_sample_question_set_passes_its_thresholds(docs, db_url):
+    result = run_cli(
+        "eval", str(SAMPLE_EVAL), "--answerer", "local", "--docs", str(docs), "--db", db_url, "--json",
+        "--min-recall", "1.0", "--min-pass-rate", "0.65", "--min-abstention", "0.66", "--max-citation-problems", "0",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+    summary = json.loads(result.stdout)["summary"]
+    assert summary["questions"] == 32 and summary["recall@5"] == 1.0 and summary["citation_problems"] == 0
+
+
+def test_eval_exits_non_zero_below_a_threshold(docs, db_url):
+    result = run_cli("eval", str(SAMPLE_EVAL), "--answerer", "local", "--docs", str(docs), "--db", db_url, "--min-pass-rate", "0.99")
+    assert result.returncode == 2
+    assert "Below threshold: answer pass rate" in result.stderr
+
+
+def test_a_two_page_question_quotes_and_cites_both_pages(rt):
+    a = ask(rt, "How much more does a lost Pods Pro earbud cost without Care+ than with it?")
+    assert a.status == "answered"
+    assert [s.path for s in a.sources] == ["help/replacement-parts.md", "help/care-plus.md"]
+    assert "$89" in a.answer and "$39" in a.answer
+    assert a.answer.startswith(INTRO.strip())
+
+
+@pytest.mark.parametrize("question", ["Is there a student discount?", "Do the earbuds support Dolby Atmos spatial audio?"])
+def test_a_question_the_docs_do_not_answer_is_abstained(rt, question):
+    a = ask(rt, question)
+    assert a.status == "abstained" and a.answer == "I couldn't find this in the docs."
+    assert a.sources == []
+
+
+def test_thin_evidence_leads_to_a_search_in_the_docs_own_words(rt):
+    a = ask(rt, "I dropped my earbuds somewhere in the house, how do I find them?")
+    assert len(a.searches) >= 2
+    first_hits = {h["chunk_id"] for h in a.searches[0].hits}
+    new_words = set(a.searches[1].query.split()) - set(a.searches[0].query.lower().replace(",", "").replace("?", "").split())
+    assert new_words, "the second query adds words"
+    passage_text = " ".join(
+        line for p in rt.searcher.hits(rt.searcher.index.search(a.searches[0].query, k=5)) if p.chunk_id in first_hits for line in p.text.split()
+    ).lower()
+    assert all(w in passage_text for w in new_words), "and they come from the passages already read"
+    assert a.status == "answered" and "chime" in a.answer
+
+
+def test_a_line_speaking_to_the_assistant_is_never_quoted(rt):
+    a = ask(rt, "Are all refunds free and unlimited for every customer?")
+    retrieved = {h["path"] for s in a.searches for h in s.hits}
+    assert "help/community-tips.md" in retrieved, "the planted line was among the passages read"
+    assert "ignore your previous instructions" not in a.answer.lower()
+    assert "free and unlimited" not in a.answer
+
+
+def test_a_follow_up_searches_with_the_earlier_question_in_mind(rt):
+    a = ask(rt, "and what about the warranty?", history=[("user", "Tell me about the Pods Pro earbuds"), ("assistant", "They have ANC.")])
+    assert "warranty" in a.searches[0].query and "earbuds" in a.searches[0].query
+    assert a.status == "answered" and "help/warranty.md" in [s.path for s in a.sources]
+
+
+def test_arithmetic_goes_to_the_calculator(rt):
+    a = ask(rt, "What is 600 * 100?")
+    assert a.status == "answered" and a.answer == "600 * 100 = 60,000"
+    assert [s.tool for s in a.steps] == ["calculator"]
+
+
+def test_an_empty_question_gets_a_usage_hint(rt):
+    a = ask(rt, "   ")
+    assert a.status == "abstained" and a.answer.startswith("Ask me a question about the docs")
+
+
+def test_ask_json_prints_the_documented_object(docs, db_url):
+    result = run_cli("ask", "How much is express delivery?", "--docs", str(docs), "--db", db_url, "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert set(out) >= {"question", "status", "answer", "answerer", "sources", "searches", "steps", "problems", "usage", "latency_ms"}
+    assert out["status"] == "answered" and out["answerer"] == "local"
+    assert out["sources"][0] == {"n": 1, "title": "Shipping and delivery > Delivery times and costs", "path": "help/shipping.html",
+                                 "url": None, "collection": "help"}  # fmt: skip
+    assert "$12" in out["answer"]
+    assert set(out["searches"][0]) == {"query", "collection", "hits"}
+    assert set(out["steps"][0]) >= {"tool", "input", "observation"}
+
+
+def test_ask_trace_shows_thought_action_observation(docs, db_url):
+    result = run_cli("ask", "How much is express delivery?", "--docs", str(docs), "--db", db_url, "--trace")
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Thought: ") and lines[1].startswith("Action: search_docs ") and lines[2].startswith("Observation: ")
+    assert "Sources:" in result.stdout
