@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import logging
 from functools import cached_property
 from pathlib import Path
 
@@ -10,10 +11,14 @@ from sqlalchemy import Engine, func, select
 
 from bot.agent import Answer, answer
 from bot.database import open_database
+from bot.logs.store import record
 from bot.settings import Settings
 from kb.models import chunks
 from kb.search import DEFAULT_MIN_SCORE, Searcher
 from kb.sync import Progress, SyncReport, sync
+
+
+log = logging.getLogger(__name__)
 
 
 class Runtime:
@@ -51,6 +56,13 @@ class Runtime:
     ) -> Answer:
         """Answer a question and log it (the log row is committed before this returns)."""
         result = answer(question, history, searcher=self.searcher, settings=self.settings, answerer=answerer, collections=collections)
+        if result.error:
+            log.warning("question failed: %s", result.error)
+        version = getattr(self.searcher._index, "version", None)
+        try:
+            result.log_id = record(self.engine, result, origin or {"source": "cli"}, version)
+        except Exception:  # the asker still gets the answer; the operator sees why it was not logged
+            log.exception("could not log the answer to %r", question[:80])
         return result
 
     def index_is_empty(self) -> bool:

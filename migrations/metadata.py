@@ -1,5 +1,6 @@
 """Every table the migrations manage, gathered so autogenerate and checks see them all."""
 
-from kb.models import metadata as kb_metadata
+import bot.logs.models  # noqa: F401  (its tables join the shared metadata)
+from kb.models import metadata
 
-target_metadata = [kb_metadata]
+target_metadata = metadata

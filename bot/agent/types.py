@@ -68,6 +68,7 @@ class Answer:
     error: str | None = None  # the logged reason (never shown raw to the asker)
     closest: list[Source] = field(default_factory=list)  # pages to look at when abstaining
     cited: list[dict] = field(default_factory=list)  # [{"n", "chunk_id", "lines": [[no, text]]}] for review
+    log_id: int | None = None  # its row in log_questions, once recorded
 
     def as_dict(self) -> dict:
         out = {
@@ -87,4 +88,6 @@ class Answer:
             out["closest"] = [asdict(s) for s in self.closest]
         if self.error:
             out["error"] = self.error
+        if self.log_id is not None:
+            out["log_id"] = self.log_id
         return out

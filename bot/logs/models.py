@@ -1,0 +1,59 @@
+"""The answer log's tables: what was asked, searched, answered and cited, and what people thought of it."""
+
+from __future__ import annotations
+
+from sqlalchemy import JSON, Column, DateTime, Float, ForeignKey, Index, Integer, String, Table, Text
+
+from kb.models import metadata
+
+questions = Table(
+    "log_questions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("source", String(16), nullable=False),  # cli, slack, eval
+    Column("team", String(64)),
+    Column("channel", String(64)),
+    Column("user_id", String(64)),
+    Column("thread_ts", String(32)),
+    Column("question", Text, nullable=False),
+    Column("answerer", String(16), nullable=False),
+    Column("model", String(128)),
+    Column("status", String(24), nullable=False),  # answered, abstained, error, budget_exhausted
+    Column("answer", Text, nullable=False),
+    Column("sources", JSON, nullable=False, default=list),  # [{"n", "title", "path", "url", "collection"}]
+    Column("cited", JSON, nullable=False, default=list),  # [{"n", "chunk_id", "lines"}]: each citation with its passage lines
+    Column("closest", JSON, nullable=False, default=list),
+    Column("steps", JSON, nullable=False, default=list),
+    Column("problems", JSON, nullable=False, default=list),
+    Column("usage", JSON, nullable=False, default=dict),
+    Column("error", Text),
+    Column("latency_ms", Float, nullable=False),
+    Column("index_version", Integer),
+    Index("ix_log_questions_created_at", "created_at"),
+    Index("ix_log_questions_status", "status"),
+)
+
+searches = Table(
+    "log_searches",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("question_id", Integer, ForeignKey("log_questions.id", ondelete="CASCADE"), nullable=False),
+    Column("ordinal", Integer, nullable=False),
+    Column("query", Text, nullable=False),
+    Column("collection", String(255)),
+    Column("hits", JSON, nullable=False),  # [{"chunk_id", "path", "title", "heading", "score"}]
+    Column("ms", Float, nullable=False),
+    Index("ix_log_searches_question_id", "question_id"),
+)
+
+feedback = Table(
+    "log_feedback",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("question_id", Integer, ForeignKey("log_questions.id", ondelete="CASCADE"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("user_id", String(64)),
+    Column("value", String(8), nullable=False),  # up, down
+    Index("ix_log_feedback_question_id", "question_id"),
+)

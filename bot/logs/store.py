@@ -1,0 +1,58 @@
+"""Writing the answer log. One transaction per question, committed before the answer is shown or posted."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from sqlalchemy import Engine, insert
+
+from bot.agent.types import Answer
+from bot.logs.models import feedback, questions, searches
+from kb.sync import now
+
+
+def record(engine: Engine, answer: Answer, origin: dict, index_version: int | None = None) -> int:
+    """Store a question's whole trace; origin: {"source": "cli"|"slack"|"eval", "team", "channel", "user_id", "thread_ts"}."""
+    with engine.begin() as conn:
+        question_id = conn.execute(
+            insert(questions)
+            .values(
+                created_at=now(),
+                source=origin.get("source", "cli"),
+                team=origin.get("team"),
+                channel=origin.get("channel"),
+                user_id=origin.get("user_id"),
+                thread_ts=origin.get("thread_ts"),
+                question=answer.question,
+                answerer=answer.answerer,
+                model=answer.model,
+                status=answer.status,
+                answer=answer.answer,
+                sources=[asdict(s) for s in answer.sources],
+                cited=answer.cited,
+                closest=[asdict(s) for s in answer.closest],
+                steps=[asdict(s) for s in answer.steps],
+                problems=answer.problems,
+                usage=answer.usage,
+                error=answer.error,
+                latency_ms=answer.latency_ms,
+                index_version=index_version,
+            )
+            .returning(questions.c.id)
+        ).scalar_one()
+        if answer.searches:
+            conn.execute(
+                insert(searches),
+                [
+                    {"question_id": question_id, "ordinal": n, "query": s.query, "collection": s.collection, "hits": s.hits, "ms": s.ms}
+                    for n, s in enumerate(answer.searches)
+                ],
+            )
+    return question_id
+
+
+def record_feedback(engine: Engine, question_id: int, value: str, user_id: str | None = None) -> None:
+    if value not in ("up", "down"):
+        raise ValueError(f"feedback is 'up' or 'down', not {value!r}")
+    with engine.begin() as conn:
+        conn.execute(insert(feedback).values(question_id=question_id, created_at=now(), user_id=user_id, value=value))
