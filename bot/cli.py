@@ -240,6 +240,40 @@ def eval_cmd(file, docs, db, answerer, k, min_recall, min_pass_rate, min_abstent
         sys.exit(2)
 
 
+@main.command("serve")
+@click.option("--http", "http", is_flag=True, help="Receive events over HTTP at /slack/events instead of Socket Mode.")
+@click.option("--port", default=3000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--host", default="0.0.0.0", show_default=True)
+@docs_option
+@db_option
+def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | None) -> None:
+    """Run the Slack app (and the scheduled re-sync) until stopped."""
+    import logging
+
+    from slack_bolt.error import BoltError
+    from slack_sdk.errors import SlackApiError
+
+    from bot.scheduler import start_scheduler
+    from bot.slack.access import AccessConfigError
+    from bot.slack.app import SlackConfigError, build_app, check_tokens, serve_http, serve_socket_mode
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    with clear_errors():
+        rt = runtime_for(db, docs)
+        try:
+            check_tokens(rt.settings, http)
+            app = build_app(rt, rt.settings)
+        except (SlackConfigError, AccessConfigError) as e:
+            raise click.ClickException(str(e))
+        except (BoltError, SlackApiError) as e:
+            raise click.ClickException(f"Slack refused the bot token (SLACK_BOT_TOKEN): {e}")
+        start_scheduler(rt)
+        if http:
+            serve_http(app, host, port, threads=max(8, rt.settings.slack_workers))
+        else:
+            serve_socket_mode(app, rt.settings)
+
+
 @main.group("db")
 def db_group() -> None:
     """Database schema commands."""

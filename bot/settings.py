@@ -31,6 +31,16 @@ class Settings(BaseSettings):
     max_searches: int = Field(4, alias="AGENT_MAX_SEARCHES", ge=1)
     max_turns: int = Field(6, alias="AGENT_MAX_TURNS", ge=1)
 
+    # Slack
+    slack_bot_token: SecretStr | None = Field(None, alias="SLACK_BOT_TOKEN")
+    slack_app_token: SecretStr | None = Field(None, alias="SLACK_APP_TOKEN")
+    slack_signing_secret: SecretStr | None = Field(None, alias="SLACK_SIGNING_SECRET")
+    slack_api_url: str = Field("https://slack.com/api/", alias="SLACK_API_URL")
+    slack_workers: int = Field(16, alias="SLACK_WORKERS", ge=1)
+    slack_channels_file: Path | None = Field(None, alias="SLACK_CHANNELS_FILE")
+    slack_max_question_chars: int = Field(2000, alias="SLACK_MAX_QUESTION_CHARS", ge=50)
+    slack_answer_bots: bool = Field(False, alias="SLACK_ANSWER_BOTS")
+
     def __repr__(self) -> str:  # never print a secret, even by accident
         return f"Settings(database_url={self.database_url!r}, docs_dir={str(self.docs_dir)!r})"
 

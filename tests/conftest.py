@@ -45,7 +45,8 @@ def db_url(tmp_path) -> str:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     url = make_url(TARGET_URL).update_query_dict({"options": f"-csearch_path={schema}"})
     yield url.render_as_string(hide_password=False)
-    with admin.begin() as conn:
+    with admin.begin() as conn:  # a connection a test left open would block this: fail instead of hanging
+        conn.execute(text("SET LOCAL lock_timeout = '30s'"))
         conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
     admin.dispose()
 
@@ -104,3 +105,93 @@ def runtime(claude_settings):
     rt = Runtime(claude_settings)
     rt.sync()
     return rt
+
+
+@pytest.fixture
+def fake_slack():
+    from tests.fakes.slack import FakeSlack
+
+    fake = FakeSlack()
+    yield fake
+    fake.stop()
+
+
+class BotProcess:
+    """`supportbot serve --http` as a real subprocess, talking to the fake Slack."""
+
+    def __init__(self, env: dict, log_path: Path, args: tuple[str, ...] = ()) -> None:
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/slack/events"
+        self.log_path = log_path
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "serve", "--http", "--host", "127.0.0.1", "--port", str(self.port), *args],
+            env=env, stdout=open(log_path, "w"), stderr=subprocess.STDOUT, cwd=REPO,
+        )  # fmt: skip
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 60) -> None:
+        import socket
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"the bot exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError(f"the bot did not start listening:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text() if self.log_path.exists() else ""
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+@pytest.fixture
+def bot_env(fake_slack, db_url, docs):
+    """The bot's environment: fake Slack, a synced database, no model key (local answerer)."""
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+
+    Runtime(load_settings(database_url=db_url, docs_dir=docs)).sync()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ANTHROPIC_", "DOCS_")) and k != "DATABASE_URL"}
+    return env | {
+        "SLACK_BOT_TOKEN": "xoxb-test-token",
+        "SLACK_SIGNING_SECRET": fake_slack.signing_secret,
+        "SLACK_API_URL": fake_slack.api_url,
+        "DATABASE_URL": db_url,
+        "DOCS_DIR": str(docs),
+        "DOCS_BASE_URL": "https://help.auralis.example",
+    }
+
+
+@pytest.fixture
+def start_bot(tmp_path):
+    started = []
+
+    def start(env: dict, *args: str) -> BotProcess:
+        bot = BotProcess(env, tmp_path / f"bot-{len(started)}.log", args)
+        started.append(bot)
+        return bot
+
+    yield start
+    for bot in started:
+        bot.stop()
+
+
+@pytest.fixture
+def bot(start_bot, bot_env):
+    return start_bot(bot_env)

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-29 21:55:43.816366
+Create Date: 2026-11-29 21:59:44.164325
 """
 
 from alembic import op
@@ -88,6 +88,12 @@ def upgrade() -> None:
         batch_op.create_index('ix_log_questions_created_at', ['created_at'], unique=False)
         batch_op.create_index('ix_log_questions_status', ['status'], unique=False)
 
+    op.create_table('slack_claims',
+    sa.Column('key', sa.String(length=200), nullable=False),
+    sa.Column('claimed_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('answered_at', sa.DateTime(timezone=True), nullable=True),
+    sa.PrimaryKeyConstraint('key', name=op.f('pk_slack_claims'))
+    )
     op.create_table('kb_chunks',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('document_id', sa.Integer(), nullable=False),
@@ -149,6 +155,7 @@ def downgrade() -> None:
         batch_op.drop_index('ix_kb_chunks_document_id')
 
     op.drop_table('kb_chunks')
+    op.drop_table('slack_claims')
     with op.batch_alter_table('log_questions', schema=None) as batch_op:
         batch_op.drop_index('ix_log_questions_status')
         batch_op.drop_index('ix_log_questions_created_at')

@@ -1,0 +1,30 @@
+"""Plain messages: every DM, and (where a channel allows it) follow-ups in threads the bot answered.
+
+A channel message that @mentions the bot is the twin of an app_mention and is left to that
+listener; the claim would stop a second answer anyway.
+"""
+
+from __future__ import annotations
+
+from slack_bolt import App
+
+from bot.slack.answering import Slack, answer_message, bot_answered_in, mention_pattern, why_ignore
+
+
+def register(app: App, slack: Slack) -> None:
+    @app.event("message")
+    def on_message(event, body, client, context, logger):
+        reason = why_ignore(event, context.bot_user_id, slack.answer_bots)
+        if reason:
+            logger.debug("ignored message: %s", reason)
+            return
+        channel = event.get("channel", "")
+        is_dm = event.get("channel_type") == "im"
+        if not is_dm:
+            if mention_pattern(context.bot_user_id).search(event.get("text") or ""):
+                return  # the app_mention twin answers it
+            thread = event.get("thread_ts")
+            rule = slack.access.rule(channel, is_dm=False)
+            if not (thread and thread != event.get("ts") and rule.follow_ups and bot_answered_in(slack, channel, thread)):
+                return
+        answer_message(slack, client, event, body.get("event_id"), context.bot_user_id, body.get("team_id"))

@@ -1,0 +1,125 @@
+"""Slack messages for an Answer, built by small pure functions.
+
+Everything that comes from documents, users or the model is escaped (& < >), so a doc
+containing <!channel> or <@U123> pings no one; only links we build ourselves are markup.
+Limits kept: 3,000 characters per section, 50 blocks per message, 10 context elements.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bot.agent.types import Answer, Source
+
+SECTION_LIMIT = 3000
+BLOCK_LIMIT = 50
+FALLBACK_LIMIT = 3900
+MESSAGE_TEXT_BUDGET = 12_000  # Slack refuses messages whose blocks hold much more (msg_blocks_too_long)
+
+
+def escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def link_label(text: str) -> str:
+    """A link label may hold neither '|' nor '>' and must stay on one line."""
+    return escape(" ".join(text.replace("|", "/").split()))[:150]
+
+
+def source_link(src: Source, numbered: bool = True) -> str:
+    label = f"[{src.n}] {src.title}" if numbered else src.title
+    if src.url and src.url.startswith(("http://", "https://")):
+        return f"<{escape(src.url)}|{link_label(label)}>"
+    return f"{link_label(label)} ({escape(src.path)})"
+
+
+def split_text(text: str, limit: int = SECTION_LIMIT) -> list[str]:
+    """Pieces of at most `limit` characters, cut at line ends, then spaces, when it can."""
+    pieces, rest = [], text
+    while len(rest) > limit:
+        cut = rest.rfind("\n", 0, limit)
+        if cut < limit // 2:
+            cut = rest.rfind(" ", 0, limit)
+        if cut < limit // 2:
+            cut = limit
+        pieces.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip("\n ")
+    if rest.strip():
+        pieces.append(rest)
+    return pieces
+
+
+def section(text: str) -> dict:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+
+
+def context(texts: list[str]) -> dict:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": t} for t in texts[:10]]}
+
+
+def link_lines(links: list[str], per_element: int = 5) -> list[str]:
+    """Several links per context element, so long source lists stay within 10 elements."""
+    return ["   ".join(links[i : i + per_element]) for i in range(0, len(links), per_element)]
+
+
+def feedback_actions(log_id: int | None) -> dict:
+    value = str(log_id or 0)
+    return {
+        "type": "actions",
+        "block_id": f"feedback:{value}",
+        "elements": [
+            {"type": "button", "action_id": "feedback_up", "text": {"type": "plain_text", "text": "👍 Helpful"}, "value": value},
+            {"type": "button", "action_id": "feedback_down", "text": {"type": "plain_text", "text": "👎 Not helpful"}, "value": value},
+        ],
+    }
+
+
+def answer_blocks(answer: Answer, notice: str | None = None) -> list[dict]:
+    blocks: list[dict] = []
+    if notice:
+        blocks.append(context([escape(notice)]))
+    blocks += [section(piece) for piece in split_text(escape(answer.answer))]
+    if answer.sources:
+        blocks.append(context(["*Sources*", *link_lines([source_link(s) for s in answer.sources])]))
+    elif answer.closest:
+        blocks.append(context(["*Closest pages*", *link_lines([source_link(s, numbered=False) for s in answer.closest])]))
+    if answer.status == "answered" and answer.answerer == "local":
+        blocks.append(context(["_Extractive answer: quoted from the docs without a language model._"]))
+    if answer.log_id is not None and answer.status in ("answered", "abstained"):
+        blocks.append(feedback_actions(answer.log_id))
+    return blocks
+
+
+def fallback_text(answer: Answer) -> str:
+    text = escape(answer.answer)
+    if answer.sources:
+        text += "\nSources: " + ", ".join(f"[{s.n}] {escape(s.title)}" for s in answer.sources)
+    return text[:FALLBACK_LIMIT]
+
+
+def answer_messages(answer: Answer, notice: str | None = None) -> list[dict]:
+    """One message, or several when the blocks outgrow one: each {"text", "blocks"}."""
+    if answer.status == "error":
+        return [reason_message(answer.answer)]
+    text = fallback_text(answer)
+    messages: list[dict] = []
+    current: list[dict] = []
+    size = 0
+    for block in answer_blocks(answer, notice):
+        length = len(json.dumps(block))
+        if current and (len(current) == BLOCK_LIMIT or size + length > MESSAGE_TEXT_BUDGET):
+            messages.append({"text": text if not messages else "(continued)", "blocks": current})
+            current, size = [], 0
+        current.append(block)
+        size += length
+    messages.append({"text": text if not messages else "(continued)", "blocks": current})
+    return messages
+
+
+def reason_message(text: str) -> dict:
+    """A short reason when no answer could be made: never silent, never a traceback."""
+    return {"text": escape(text), "blocks": [section(f":warning: {escape(text)}")]}
+
+
+def plain_message(text: str) -> dict:
+    return {"text": escape(text), "blocks": [section(escape(text))]}

@@ -1,0 +1,280 @@
+"""A fake Slack: a stateful Web API over real HTTP, and a sender of signed events.
+
+The bot under test is a real process whose WebClient points here (SLACK_API_URL). Messages are
+stored by (channel, ts) with their thread, so conversations.replies answers from the store;
+blocks are validated with slack_sdk's own models and Slack's limits; unknown methods fail
+loudly; faults (429 with Retry-After, error codes, slow replies) are queued per method.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from slack_sdk.models.blocks import Block
+from slack_sdk.signature import SignatureVerifier
+
+BOT_USER = "UBOT"
+BOT_ID = "BBOT"
+TEAM = "T0001"
+
+
+@dataclass
+class Fault:
+    status: int = 200
+    error: str | None = None
+    retry_after: int | None = None
+    delay_s: float = 0.0
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict
+    at: float = field(default_factory=time.monotonic)
+
+
+class FakeSlack:
+    def __init__(self, signing_secret: str = "test-signing-secret") -> None:
+        self.signing_secret = signing_secret
+        self.calls: list[Call] = []
+        self.messages: dict[tuple[str, str], dict] = {}
+        self.ephemerals: list[dict] = []
+        self.reactions: dict[tuple[str, str], set[str]] = {}
+        self.faults: dict[str, list[Fault]] = {}
+        self.socket_url: str | None = None
+        self._ts = itertools.count(1)
+        self._events = itertools.count(1)
+        self._lock = threading.RLock()
+        self.changed = threading.Condition(self._lock)
+        fake = self
+
+        class _Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                self._serve()
+
+            def do_POST(self):
+                self._serve()
+
+            def _serve(self):
+                url = urllib.parse.urlsplit(self.path)
+                params = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                if raw:
+                    if "json" in (self.headers.get("content-type") or ""):
+                        params.update(json.loads(raw))
+                    else:
+                        params.update({k: v[0] for k, v in urllib.parse.parse_qs(raw.decode()).items()})
+                method = url.path.rsplit("/", 1)[-1]
+                status, body, headers = fake._call(method, params)
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.api_url = f"http://127.0.0.1:{self.server.server_address[1]}/api/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    # -- the Web API --------------------------------------------------------------------------
+
+    def fail(self, method: str, *faults: Fault) -> None:
+        with self._lock:
+            self.faults.setdefault(method, []).extend(faults)
+
+    def _call(self, method: str, params: dict):
+        with self._lock:
+            self.calls.append(Call(method, params))
+            fault = self.faults.get(method, []).pop(0) if self.faults.get(method) else None
+        if fault:
+            if fault.delay_s:
+                time.sleep(fault.delay_s)
+            if fault.status == 429:
+                return 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(fault.retry_after or 1)}
+            if fault.status >= 500:
+                return fault.status, {"ok": False, "error": "internal_error"}, {}
+            if fault.error:
+                return 200, {"ok": False, "error": fault.error}, {}
+        handler = getattr(self, "api_" + method.replace(".", "_"), None)
+        if handler is None:
+            return 200, {"ok": False, "error": "unknown_method", "method": method}, {}
+        with self.changed:
+            body = handler(params)
+            self.changed.notify_all()
+        return 200, body, {}
+
+    def api_auth_test(self, p):
+        return {"ok": True, "url": "https://fake.slack.test/", "team": "Fake", "user": "supportbot", "team_id": TEAM,
+                "user_id": BOT_USER, "bot_id": BOT_ID}  # fmt: skip
+
+    def _next_ts(self) -> str:
+        return f"{1_800_000_000 + next(self._ts)}.000100"
+
+    def api_chat_postMessage(self, p):
+        if not p.get("channel"):
+            return {"ok": False, "error": "channel_not_found"}
+        blocks = json.loads(p["blocks"]) if isinstance(p.get("blocks"), str) else p.get("blocks")
+        if not p.get("text") and not blocks:
+            return {"ok": False, "error": "no_text"}
+        problem = validate_blocks(blocks or [])
+        if problem:
+            return {"ok": False, "error": "invalid_blocks", "errors": [problem]}
+        ts = self._next_ts()
+        msg = {"type": "message", "channel": p["channel"], "ts": ts, "user": BOT_USER, "bot_id": BOT_ID,
+               "text": p.get("text", ""), "blocks": blocks or [], "thread_ts": p.get("thread_ts"),
+               "unfurl_links": p.get("unfurl_links")}  # fmt: skip
+        self.messages[(p["channel"], ts)] = msg
+        return {"ok": True, "channel": p["channel"], "ts": ts, "message": msg}
+
+    def api_chat_update(self, p):
+        msg = self.messages.get((p.get("channel"), p.get("ts")))
+        if msg is None:
+            return {"ok": False, "error": "message_not_found"}
+        msg["text"] = p.get("text", msg["text"])
+        return {"ok": True, "channel": p["channel"], "ts": p["ts"]}
+
+    def api_chat_postEphemeral(self, p):
+        self.ephemerals.append(p)
+        return {"ok": True, "message_ts": self._next_ts()}
+
+    def api_reactions_add(self, p):
+        names = self.reactions.setdefault((p["channel"], p["timestamp"]), set())
+        if p["name"] in names:
+            return {"ok": False, "error": "already_reacted"}
+        names.add(p["name"])
+        return {"ok": True}
+
+    def api_reactions_remove(self, p):
+        names = self.reactions.setdefault((p["channel"], p["timestamp"]), set())
+        if p["name"] not in names:
+            return {"ok": False, "error": "no_reaction"}
+        names.discard(p["name"])
+        return {"ok": True}
+
+    def api_conversations_replies(self, p):
+        root = p.get("ts")
+        thread = [m for (c, ts), m in self.messages.items() if c == p.get("channel") and (ts == root or m.get("thread_ts") == root)]
+        return {"ok": True, "messages": sorted(thread, key=lambda m: float(m["ts"])), "has_more": False}
+
+    def api_users_info(self, p):
+        return {"ok": True, "user": {"id": p.get("user"), "name": "someone", "is_bot": False}}
+
+    def api_assistant_threads_setStatus(self, p):
+        return {"ok": True}
+
+    def api_apps_connections_open(self, p):
+        if not self.socket_url:
+            return {"ok": False, "error": "not_allowed_token_type"}
+        return {"ok": True, "url": self.socket_url}
+
+    # -- reading what happened ---------------------------------------------------------------
+
+    def called(self, method: str) -> list[Call]:
+        with self._lock:
+            return [c for c in self.calls if c.method == method]
+
+    def replies(self, channel: str, thread_ts: str) -> list[dict]:
+        with self._lock:
+            return sorted(
+                (m for (c, _), m in self.messages.items() if c == channel and m.get("thread_ts") == thread_ts and m.get("bot_id")),
+                key=lambda m: float(m["ts"]),
+            )
+
+    def wait_for(self, predicate, timeout: float = 30.0):
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while True:
+                value = predicate()
+                if value:
+                    return value
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError("timed out waiting for the bot")
+                self.changed.wait(min(left, 0.2))
+
+    # -- people talking to the bot -----------------------------------------------------------
+
+    def user_says(self, channel: str, text: str, *, user: str = "U1", thread_ts: str | None = None, **extra) -> dict:
+        """Store a human message (so thread reads see it) and return it."""
+        with self._lock:
+            ts = self._next_ts()
+            msg = {"type": "message", "channel": channel, "user": user, "text": text, "ts": ts, **extra}
+            if thread_ts:
+                msg["thread_ts"] = thread_ts
+            self.messages[(channel, ts)] = msg
+            return msg
+
+    def events_for(self, msg: dict) -> list[dict]:
+        """The event_callback envelopes Slack sends for a message: app_mention and/or message."""
+        dm = msg["channel"].startswith("D")
+        base = {k: v for k, v in msg.items() if k != "type"}
+        events = []
+        if not dm and f"<@{BOT_USER}>" in msg.get("text", ""):
+            events.append({"type": "app_mention", **base})
+        events.append({"type": "message", "channel_type": "im" if dm else "channel", **base})
+        return [self.envelope(e) for e in events]
+
+    def envelope(self, event: dict) -> dict:
+        return {"token": "legacy", "team_id": TEAM, "api_app_id": "A1", "type": "event_callback",
+                "event_id": f"Ev{next(self._events):06d}", "event_time": int(time.time()), "event": event}  # fmt: skip
+
+    def sign(self, body: bytes, timestamp: int | None = None) -> dict:
+        ts = str(timestamp if timestamp is not None else int(time.time()))
+        sig = SignatureVerifier(self.signing_secret).generate_signature(timestamp=ts, body=body)
+        return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": sig}
+
+    def post(self, url: str, body: bytes, content_type: str, headers: dict | None = None, signed: bool = True) -> int:
+        all_headers = {"Content-Type": content_type, **(self.sign(body) if signed else {}), **(headers or {})}
+        request = urllib.request.Request(url, data=body, headers=all_headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status
+        except urllib.error.HTTPError as e:
+            return e.code
+
+    def deliver(self, url: str, envelope: dict, retry_num: int | None = None, signed: bool = True) -> int:
+        headers = {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"} if retry_num else {}
+        return self.post(url, json.dumps(envelope).encode(), "application/json", headers, signed)
+
+    def click(self, url: str, message: dict, action_id: str, user: str = "U1") -> int:
+        """A signed block_actions payload for a button in one of the bot's messages."""
+        button = next(
+            e for b in message["blocks"] if b["type"] == "actions" for e in b["elements"] if e["action_id"] == action_id
+        )
+        payload = {"type": "block_actions", "team": {"id": TEAM}, "user": {"id": user}, "api_app_id": "A1",
+                   "channel": {"id": message["channel"]}, "container": {"type": "message", "message_ts": message["ts"]},
+                   "message": message, "trigger_id": "1.2.3", "response_url": "https://hooks.invalid/x",
+                   "actions": [{**button, "block_id": "b", "type": "button", "action_ts": str(time.time())}]}  # fmt: skip
+        body = urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
+        return self.post(url, body, "application/x-www-form-urlencoded")
+
+
+def validate_blocks(blocks: list[dict]) -> str | None:
+    """Slack's limits, checked with slack_sdk's own block models."""
+    if len(blocks) > 50:
+        return f"{len(blocks)} blocks (50 at most)"
+    for n, block in enumerate(blocks):
+        try:
+            Block.parse(block).validate_json()
+        except Exception as e:  # SlackObjectFormationError and friends
+            return f"block {n}: {e}"
+    return None

@@ -1,0 +1,157 @@
+"""The Slack app as users meet it: a real `supportbot serve --http` process, the fake Slack, signed events."""
+
+import json
+
+from sqlalchemy import create_engine, select
+
+from bot.logs.models import feedback, questions
+from tests.fakes.anthropic import error
+from tests.fakes.slack import BOT_USER, Fault
+
+
+def mention(fake, bot, text, channel="C_GENERAL", **kw):
+    msg = fake.user_says(channel, f"<@{BOT_USER}> {text}", **kw)
+    fake.deliver(bot.url, fake.events_for(msg)[0])
+    return msg
+
+
+def answers(fake, msg):
+    return fake.wait_for(lambda: fake.replies(msg["channel"], msg.get("thread_ts") or msg["ts"]))
+
+
+def all_text(message):
+    return json.dumps(message["blocks"]) + message["text"]
+
+
+def test_a_mention_is_answered_in_its_thread_with_numbered_links(fake_slack, bot):
+    msg = mention(fake_slack, bot, "How much is express delivery?")
+    [reply] = answers(fake_slack, msg)
+    assert reply["thread_ts"] == msg["ts"]
+    assert "$12" in reply["text"] and "[1]" in reply["text"]
+    assert "<https://help.auralis.example/help/shipping.html#delivery-times|[1] Shipping and delivery &gt; Delivery times and costs>" in all_text(reply)
+    assert reply["unfurl_links"] in (False, "0", "false", "False")
+    fake_slack.wait_for(lambda: fake_slack.called("reactions.remove"))
+    assert [c.params["name"] for c in fake_slack.called("reactions.add")] == ["eyes"]
+    assert fake_slack.called("assistant.threads.setStatus")[0].params["status"].startswith("is searching")
+
+
+def test_a_direct_message_is_answered_in_thread(fake_slack, bot):
+    msg = fake_slack.user_says("D_ALICE", "Can I go swimming with my earbuds?")
+    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
+    [reply] = answers(fake_slack, msg)
+    assert reply["thread_ts"] == msg["ts"] and "swimming" in reply["text"]
+
+
+def test_a_follow_up_in_the_thread_uses_its_history(fake_slack, bot):
+    first = mention(fake_slack, bot, "Tell me about the Pods Pro earbuds")
+    answers(fake_slack, first)
+    follow = mention(fake_slack, bot, "and what about the warranty?", thread_ts=first["ts"])
+    replies = fake_slack.wait_for(lambda: len(fake_slack.replies("C_GENERAL", first["ts"])) >= 2 and fake_slack.replies("C_GENERAL", first["ts"]))
+    assert "help/warranty" in all_text(replies[-1])
+    assert fake_slack.called("conversations.replies")[-1].params["ts"] == first["ts"]
+    assert follow["thread_ts"] == first["ts"]
+
+
+def test_retries_and_the_mention_twins_get_one_answer(fake_slack, bot):
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
+    app_mention, message = fake_slack.events_for(msg)
+    assert fake_slack.deliver(bot.url, app_mention) == 200
+    assert fake_slack.deliver(bot.url, message) == 200
+    assert fake_slack.deliver(bot.url, app_mention, retry_num=1) == 200
+    assert fake_slack.deliver(bot.url, app_mention, retry_num=2) == 200
+    answers(fake_slack, msg)
+    mention(fake_slack, bot, "What is the latest firmware version?")  # a later message flushes the queue
+    fake_slack.wait_for(lambda: len(fake_slack.called("chat.postMessage")) >= 2)
+    assert len(fake_slack.replies("C_GENERAL", msg["ts"])) == 1
+
+
+def test_own_and_other_bots_messages_are_ignored(fake_slack, bot):
+    own = fake_slack.user_says("D_ALICE", "How much is express delivery?", user=BOT_USER, bot_id="BBOT")
+    other = fake_slack.user_says("D_ALICE", "How much is express delivery?", user="U_OTHERBOT", bot_id="B_OTHER")
+    edit = fake_slack.user_says("D_ALICE", "How much is express delivery?", subtype="message_changed")
+    for m in (own, other, edit):
+        fake_slack.deliver(bot.url, fake_slack.events_for(m)[0])
+    probe = fake_slack.user_says("D_ALICE", "What is the latest firmware version?")
+    fake_slack.deliver(bot.url, fake_slack.events_for(probe)[0])
+    answers(fake_slack, probe)
+    assert [c.params["thread_ts"] for c in fake_slack.called("chat.postMessage")] == [probe["ts"]]
+
+
+def test_a_rate_limited_post_is_retried(fake_slack, bot):
+    fake_slack.fail("chat.postMessage", Fault(status=429, retry_after=1))
+    msg = mention(fake_slack, bot, "How much is express delivery?")
+    [reply] = answers(fake_slack, msg)
+    assert "$12" in reply["text"]
+    assert len(fake_slack.called("chat.postMessage")) == 2
+
+
+def test_an_empty_mention_gets_a_usage_hint_and_a_file_only_message_a_notice(fake_slack, bot):
+    empty = mention(fake_slack, bot, "")
+    [hint] = answers(fake_slack, empty)
+    assert "Ask me a question" in hint["text"]
+    files = fake_slack.user_says("D_ALICE", "", subtype="file_share", files=[{"id": "F1"}])
+    fake_slack.deliver(bot.url, fake_slack.events_for(files)[0])
+    [notice] = answers(fake_slack, files)
+    assert "I can only read text" in notice["text"]
+
+
+def test_a_document_with_mentions_pings_no_one(fake_slack, bot_env, docs, start_bot):
+    (docs / "help" / "office.md").write_text("# Office hours\n\n## Closures\n\n<!channel> The office closes on Fridays for <@U999> team lunches.\n")
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+
+    Runtime(load_settings(database_url=bot_env["DATABASE_URL"], docs_dir=docs)).sync()
+    bot = start_bot(bot_env)
+    msg = mention(fake_slack, bot, "When does the office close for lunches?")
+    [reply] = answers(fake_slack, msg)
+    text = all_text(reply)
+    assert "Fridays" in text
+    assert "<!channel>" not in text and "<@U999>" not in text and "&lt;!channel&gt;" in text
+
+
+def test_a_restricted_channel_never_cites_a_hidden_collection(fake_slack, bot_env, start_bot, tmp_path):
+    rules = tmp_path / "channels.yaml"
+    rules.write_text("default: null\nchannels:\n  C_HELPDESK: [help]\n")
+    bot = start_bot(bot_env | {"SLACK_CHANNELS_FILE": str(rules)})
+    inside = mention(fake_slack, bot, "How many API requests can I make per minute?", channel="C_HELPDESK")
+    outside = mention(fake_slack, bot, "How many API requests can I make per minute?", channel="C_DEV")
+    [restricted] = answers(fake_slack, inside)
+    [open_] = answers(fake_slack, outside)
+    assert "api/" not in all_text(restricted) and "api.auralis" not in all_text(restricted)
+    assert "rate-limits" in all_text(open_)
+
+
+def test_a_model_failure_puts_a_reason_in_the_thread_and_logs_the_error(fake_slack, bot_env, start_bot, fake_anthropic):
+    fake_anthropic.then(error(529, "overloaded_error", "Overloaded"))
+    bot = start_bot(bot_env | {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": fake_anthropic.url, "ANTHROPIC_MAX_RETRIES": "0"})
+    msg = mention(fake_slack, bot, "How much is express delivery?")
+    [reply] = answers(fake_slack, msg)
+    assert "busy" in reply["text"]
+    engine = create_engine(bot_env["DATABASE_URL"])
+    with engine.connect() as conn:
+        row = conn.execute(select(questions).where(questions.c.thread_ts == msg["ts"])).mappings().one()
+    assert row["status"] == "error" and "529" in row["error"] and row["channel"] == "C_GENERAL"
+    engine.dispose()
+
+
+def test_a_feedback_click_is_recorded_and_acknowledged(fake_slack, bot_env, bot):
+    msg = mention(fake_slack, bot, "How much is express delivery?")
+    [reply] = answers(fake_slack, msg)
+    assert fake_slack.click(bot.url, reply, "feedback_down") == 200
+    [ephemeral] = fake_slack.wait_for(lambda: fake_slack.ephemerals)
+    assert ephemeral["user"] == "U1" and ephemeral["channel"] == "C_GENERAL"
+    engine = create_engine(bot_env["DATABASE_URL"])
+    with engine.connect() as conn:
+        asked = conn.execute(select(questions.c.id).where(questions.c.thread_ts == msg["ts"])).scalar_one()
+        [row] = conn.execute(select(feedback)).mappings().all()
+    assert (row["question_id"], row["value"], row["user_id"]) == (asked, "down", "U1")
+    engine.dispose()
+
+
+def test_a_bad_signature_is_rejected(fake_slack, bot):
+    msg = fake_slack.user_says("D_ALICE", "How much is express delivery?")
+    envelope = fake_slack.events_for(msg)[0]
+    assert fake_slack.deliver(bot.url, envelope, signed=False) == 401
+    body = json.dumps(envelope).encode()
+    assert fake_slack.post(bot.url, body, "application/json", {"X-Slack-Signature": "v0=" + "0" * 64, "X-Slack-Request-Timestamp": "1"}, signed=False) == 401
+    assert fake_slack.called("chat.postMessage") == []

@@ -1,0 +1,52 @@
+"""Slack messages are built by pure functions within Slack's limits, escaping everything that is data."""
+
+from bot.agent.types import Answer, Source
+from bot.slack.render import answer_messages, escape, source_link, split_text
+from tests.fakes.slack import validate_blocks
+
+
+def answered(text, sources=(), **kw):
+    return Answer("q", "answered", text, "claude", sources=list(sources), log_id=7, **kw)
+
+
+def test_data_is_escaped_so_it_pings_no_one():
+    assert escape("<!channel> & <@U123>") == "&lt;!channel&gt; &amp; &lt;@U123&gt;"
+    [message] = answer_messages(answered("Ping <!channel> now [1]", [Source(1, "A <b>", "a.md", None, "help")]))
+    rendered = json_text(message)
+    assert "<!channel>" not in rendered and "&lt;!channel&gt;" in rendered
+    assert "<b>" not in rendered
+
+
+def test_sources_are_numbered_links_or_paths():
+    assert source_link(Source(2, "Refunds > Window | x", "help/r.md", "https://h.example/r#w", "help")) == "<https://h.example/r#w|[2] Refunds &gt; Window / x>"
+    assert source_link(Source(1, "Refunds", "help/r.md", None, "help")) == "[1] Refunds (help/r.md)"
+
+
+def test_a_long_answer_is_split_within_section_and_block_limits():
+    text = "\n".join(f"Line {i}: " + "word " * 60 for i in range(400))  # ~125k characters
+    messages = answer_messages(answered(text, [Source(i, f"Page {i}", f"p{i}.md", f"https://x.example/{i}", "help") for i in range(1, 30)]))
+    assert len(messages) > 1
+    for m in messages:
+        assert validate_blocks(m["blocks"]) is None
+        assert len(m["blocks"]) <= 50 and len(m["text"]) <= 4000
+        assert all(len(b["text"]["text"]) <= 3000 for b in m["blocks"] if b["type"] == "section")
+    assert sum(len(b["text"]["text"]) for m in messages for b in m["blocks"] if b["type"] == "section") >= len(text) - 1000
+
+
+def test_split_prefers_line_ends():
+    assert split_text("a" * 10 + "\n" + "b" * 10, limit=15) == ["a" * 10, "b" * 10]
+
+
+def test_feedback_buttons_carry_the_log_id_and_errors_get_none():
+    [ok] = answer_messages(answered("Fine [1]", [Source(1, "T", "t.md", None, "help")]))
+    actions = [b for b in ok["blocks"] if b["type"] == "actions"][0]
+    assert {e["value"] for e in actions["elements"]} == {"7"}
+    [err] = answer_messages(Answer("q", "error", "The model is busy.", "claude", log_id=8))
+    assert not [b for b in err["blocks"] if b["type"] == "actions"]
+    assert "busy" in err["text"]
+
+
+def json_text(message):
+    import json
+
+    return json.dumps(message)
