@@ -44,6 +44,8 @@ def run_sync(runtime: Runtime) -> None:
         "synced %s: %d added, %d changed, %d removed, %d skipped, index version %d",
         report.docs_dir, len(report.added), len(report.changed), len(report.removed), report.skipped, report.index_version,
     )  # fmt: skip
+    if report.changed_anything:
+        runtime.searcher.refresh()  # built here, beside the index that keeps answering, then swapped in
 
 
 def start_scheduler(runtime: Runtime) -> BackgroundScheduler:

@@ -119,7 +119,7 @@ def fake_slack():
 class BotProcess:
     """`supportbot serve --http` as a real subprocess, talking to the fake Slack."""
 
-    def __init__(self, env: dict, log_path: Path, args: tuple[str, ...] = ()) -> None:
+    def __init__(self, env: dict, log_path: Path, args: tuple[str, ...] = (), http: bool = True) -> None:
         import socket
 
         with socket.socket() as s:
@@ -127,11 +127,13 @@ class BotProcess:
             self.port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}/slack/events"
         self.log_path = log_path
+        mode = ["--http", "--host", "127.0.0.1", "--port", str(self.port)] if http else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot.cli", "serve", "--http", "--host", "127.0.0.1", "--port", str(self.port), *args],
+            [sys.executable, "-m", "bot.cli", "serve", *mode, *args],
             env=env, stdout=open(log_path, "w"), stderr=subprocess.STDOUT, cwd=REPO,
         )  # fmt: skip
-        self._wait_ready()
+        if http:
+            self._wait_ready()
 
     def _wait_ready(self, timeout: float = 60) -> None:
         import socket
@@ -182,8 +184,8 @@ def bot_env(fake_slack, db_url, docs):
 def start_bot(tmp_path):
     started = []
 
-    def start(env: dict, *args: str) -> BotProcess:
-        bot = BotProcess(env, tmp_path / f"bot-{len(started)}.log", args)
+    def start(env: dict, *args: str, http: bool = True) -> BotProcess:
+        bot = BotProcess(env, tmp_path / f"bot-{len(started)}.log", args, http)
         started.append(bot)
         return bot
 

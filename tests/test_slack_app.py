@@ -155,3 +155,17 @@ def test_a_bad_signature_is_rejected(fake_slack, bot):
     body = json.dumps(envelope).encode()
     assert fake_slack.post(bot.url, body, "application/json", {"X-Slack-Signature": "v0=" + "0" * 64, "X-Slack-Request-Timestamp": "1"}, signed=False) == 401
     assert fake_slack.called("chat.postMessage") == []
+
+
+def test_follow_ups_without_a_mention_are_answered_only_where_a_channel_allows_it(fake_slack, bot_env, start_bot, tmp_path):
+    rules = tmp_path / "channels.yaml"
+    rules.write_text("channels:\n  C_SUPPORT:\n    follow_ups: true\n")
+    bot = start_bot(bot_env | {"SLACK_CHANNELS_FILE": str(rules)})
+    for channel, expected in (("C_SUPPORT", 2), ("C_GENERAL", 1)):
+        first = mention(fake_slack, bot, "How much is express delivery?", channel=channel)
+        answers(fake_slack, first)
+        reply = fake_slack.user_says(channel, "Is the warranty on Pods Pro longer?", thread_ts=first["ts"])
+        fake_slack.deliver(bot.url, fake_slack.events_for(reply)[0])
+        probe = mention(fake_slack, bot, "What is the latest firmware version?", channel=channel)
+        answers(fake_slack, probe)
+        assert len(fake_slack.replies(channel, first["ts"])) == expected, channel

@@ -239,6 +239,7 @@ class FakeAnthropic:
         self.requests: list[dict] = []  # bodies of accepted and rejected requests alike
         self.headers: list[dict] = []
         self.rejections: list[str] = []
+        self.default: Handler | None = None  # answers when the script is empty (for load tests)
         self._lock = threading.Lock()
         fake = self
 
@@ -288,7 +289,28 @@ class FakeAnthropic:
             except BadRequest as e:
                 self.rejections.append(str(e))
                 return Reply(400, {"type": "error", "error": {"type": "invalid_request_error", "message": str(e)}}, {"request-id": "req_fake_bad"})
-            if not self.script:
+            if not self.script and self.default is None:
                 return Reply(500, {"type": "error", "error": {"type": "api_error", "message": "the fake has no reply scripted"}})
-            handler = self.script.pop(0)
+            handler = self.script.pop(0) if self.script else self.default
         return handler(body)
+
+
+def auto_agent(delay_s: float = 0.0) -> Handler:
+    """A stateless model for load: search with the question, then answer citing the first passage."""
+
+    def handler(req: dict) -> Reply:
+        last = req["messages"][-1]
+        if isinstance(last["content"], str):
+            reply = search(last["content"][:200])(req)
+        else:
+            results = search_results(req)
+            if results:
+                first = results[0]
+                line = first["content"][0]["text"]
+                reply = answer(Cite("According to the docs: " + "".join(ch for ch in line if not ch.isdigit())[:120], first["source"], line[:40]))(req)
+            else:
+                reply = answer("The docs don't cover this.")(req)
+        reply.delay_s = delay_s
+        return reply
+
+    return handler
