@@ -14,6 +14,8 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 from bot.agent.types import Answer
 from bot.database import SchemaOutOfDate, current_revision, head_revision, upgrade
 from bot.evaluation import QuestionFileError, evaluate, load_cases
+from bot.logs.report import Filters, export, gaps, list_questions, parse_age, prune, question_trace
+from bot.logs.trace import render_trace
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from kb.database import create_db_engine
@@ -272,6 +274,137 @@ def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | Non
             serve_http(app, host, port, threads=max(8, rt.settings.slack_workers))
         else:
             serve_socket_mode(app, rt.settings)
+
+
+def log_filters(f):
+    options = [
+        click.option("--status", type=click.Choice(["answered", "abstained", "error", "budget_exhausted"])),
+        click.option("--feedback", "feedback_", type=click.Choice(["up", "down"]), help="Only questions with this feedback."),
+        click.option("--problems", is_flag=True, help="Only answers with citation or other problems."),
+        click.option("--channel", metavar="ID"),
+        click.option("--source", type=click.Choice(["cli", "slack", "eval"])),
+        click.option("--since", metavar="AGE", help="e.g. 7d, 12h, 2w"),
+        click.option("--search", metavar="TEXT", help="Words in the question or the answer."),
+        click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 100_000)),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def make_filters(status, feedback_, problems, channel, source, since, search, limit) -> Filters:
+    if since:
+        try:
+            parse_age(since)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--since")
+    return Filters(status, feedback_, problems, channel, since, search, limit, source)
+
+
+@main.group("logs", invoke_without_command=True)
+@log_filters
+@db_option
+@click.pass_context
+def logs_group(ctx, status, feedback_, problems, channel, source, since, search, limit, db) -> None:
+    """List logged questions, newest first (subcommands: show, export, prune)."""
+    ctx.obj = {"db": db}
+    if ctx.invoked_subcommand is not None:
+        return
+    filters = make_filters(status, feedback_, problems, channel, source, since, search, limit)
+    with clear_errors():
+        rows = list_questions(runtime_for(db).engine, filters)
+    if not rows:
+        click.echo("No questions match.")
+        return
+    for r in rows:
+        when = r["created_at"].strftime("%Y-%m-%d %H:%M")
+        where = r["channel"] or r["source"]
+        flags = ("!" if r["problems"] else " ") + {"down": "-", "up": "+"}.get(r["feedback"], " ")
+        click.echo(f"{r['id']:>6}  {when}  {where:<12.12}  {r['status']:<16} {flags}  {' '.join(r['question'].split())[:80]}")
+
+
+@logs_group.command("show")
+@click.argument("question_id", type=int)
+@db_option
+@click.pass_context
+def logs_show(ctx, question_id: int, db: str | None) -> None:
+    """One question's full trace: searches and hits, answer, citations, problems, feedback."""
+    with clear_errors():
+        trace = question_trace(runtime_for(db or ctx.obj.get("db")).engine, question_id)
+    if trace is None:
+        raise click.ClickException(f"no logged question {question_id}")
+    click.echo(render_trace(trace))
+
+
+@logs_group.command("export")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl", show_default=True)
+@log_filters
+@db_option
+@click.pass_context
+def logs_export(ctx, fmt, status, feedback_, problems, channel, source, since, search, limit, db) -> None:
+    """Print the matching questions with their traces as JSON lines or CSV."""
+    filters = make_filters(status, feedback_, problems, channel, source, since, search, limit)
+    with clear_errors():
+        click.echo(export(runtime_for(db or ctx.obj.get("db")).engine, filters, fmt), nl=False)
+
+
+@logs_group.command("prune")
+@click.option("--older-than", "older_than", required=True, metavar="AGE", help="e.g. 90d")
+@db_option
+@click.pass_context
+def logs_prune(ctx, older_than: str, db: str | None) -> None:
+    """Delete logged questions older than AGE (LOG_RETENTION_DAYS does this daily under serve)."""
+    try:
+        age = parse_age(older_than)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--older-than")
+    with clear_errors():
+        n = prune(runtime_for(db or ctx.obj.get("db")).engine, age)
+    click.echo(f"Deleted {n} question{'s' if n != 1 else ''} older than {older_than}.")
+
+
+@main.command("gaps")
+@click.option("--since", metavar="AGE", help="e.g. 30d")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@db_option
+@json_option
+def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> None:
+    """What the docs don't answer yet: unanswered or 'not helpful' questions, grouped, most asked first."""
+    with clear_errors():
+        groups = gaps(runtime_for(db).engine, since)[:limit]
+    if as_json:
+        click.echo(json.dumps([{"count": g.count, "latest": g.latest["question"], "latest_id": g.latest["id"],
+                                "questions": [q["question"] for q in g.questions], "closest_pages": g.closest_pages()}
+                               for g in groups], indent=2))  # fmt: skip
+        return
+    if not groups:
+        click.echo("No gaps: every logged question was answered and nobody marked an answer unhelpful.")
+        return
+    for g in groups:
+        click.echo(f"{g.count:>4}x  {g.latest['question']}  (latest #{g.latest['id']})")
+        others = [q["question"] for q in g.questions[1:4]]
+        for o in others:
+            click.echo(f"        also: {o}")
+        if g.closest_pages():
+            click.echo(f"        closest pages: {', '.join(g.closest_pages())}")
+
+
+@main.command("review")
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Any address but loopback needs REVIEW_TOKEN.")
+@db_option
+def review_cmd(port: int, host: str, db: str | None) -> None:
+    """Serve the read-only review page: questions, traces, gaps and syncs."""
+    from bot.review.app import ReviewConfigError, serve
+
+    with clear_errors():
+        rt = runtime_for(db)
+        token = rt.settings.review_token.get_secret_value() if rt.settings.review_token else None
+        click.echo(f"Review page on http://{host}:{port}/", err=True)
+        try:
+            serve(rt.engine, host, port, token)
+        except ReviewConfigError as e:
+            raise click.ClickException(str(e))
 
 
 @main.group("db")

@@ -55,5 +55,18 @@ def start_scheduler(runtime: Runtime) -> BackgroundScheduler:
         run_sync, "interval", args=[runtime], id="sync", minutes=runtime.settings.sync_interval_minutes,
         max_instances=1, coalesce=True, next_run_time=first,
     )  # fmt: skip
+    if runtime.settings.log_retention_days:
+        scheduler.add_job(prune_logs, "interval", args=[runtime], id="prune", hours=24, next_run_time=datetime.now(UTC))
     scheduler.start()
     return scheduler
+
+
+def prune_logs(runtime: Runtime) -> None:
+    """LOG_RETENTION_DAYS, applied daily: the same as `supportbot logs prune --older-than Nd`."""
+    from bot.logs.report import prune
+
+    try:
+        n = prune(runtime.engine, timedelta(days=runtime.settings.log_retention_days))
+        log.info("pruned %d logged questions older than %d days", n, runtime.settings.log_retention_days)
+    except Exception:
+        log.exception("pruning the answer log failed")

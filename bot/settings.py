@@ -41,6 +41,10 @@ class Settings(BaseSettings):
     slack_max_question_chars: int = Field(2000, alias="SLACK_MAX_QUESTION_CHARS", ge=50)
     slack_answer_bots: bool = Field(False, alias="SLACK_ANSWER_BOTS")
 
+    # Review
+    review_token: SecretStr | None = Field(None, alias="REVIEW_TOKEN")
+    log_retention_days: int | None = Field(None, alias="LOG_RETENTION_DAYS", ge=1)
+
     def __repr__(self) -> str:  # never print a secret, even by accident
         return f"Settings(database_url={self.database_url!r}, docs_dir={str(self.docs_dir)!r})"
 

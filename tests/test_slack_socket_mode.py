@@ -1,5 +1,7 @@
 """The same bot over Socket Mode: envelopes over a WebSocket, acknowledged, answered once."""
 
+import time
+
 import pytest
 
 from tests.fakes.socket_mode import FakeSocketMode
@@ -37,7 +39,5 @@ def test_a_redelivered_envelope_is_answered_once(fake_slack, socket_mode, socket
     socket_mode.wait_ack(first)
     socket_mode.wait_ack(again)
     fake_slack.wait_for(lambda: fake_slack.replies("D_ALICE", msg["ts"]))
-    probe = fake_slack.user_says("D_ALICE", "What is the latest firmware version?")
-    socket_mode.push(fake_slack.events_for(probe)[0])
-    fake_slack.wait_for(lambda: fake_slack.replies("D_ALICE", probe["ts"]))
+    time.sleep(1.5)  # time enough for a second answer that should not come
     assert len(fake_slack.replies("D_ALICE", msg["ts"])) == 1

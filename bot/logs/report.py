@@ -1,0 +1,215 @@
+"""Reading the answer log: filtered lists, one question's trace, exports, pruning and the gaps list.
+
+The command line and the review page both call these, so they always agree.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Engine, and_, case, delete, exists, func, or_, select
+
+from bot.logs.models import feedback, questions, searches
+from kb.models import sync_runs
+from kb.tokens import DEFAULT_TOKENIZER
+
+STATUSES = ("answered", "abstained", "error", "budget_exhausted")
+_AGE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_age(text: str) -> timedelta:
+    """'7d', '12h', '90d', '2w' -> a timedelta."""
+    m = _AGE.match(text or "")
+    if not m:
+        raise ValueError(f"not an age: {text!r} (use a number and one of s, m, h, d, w, e.g. 7d)")
+    return timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
+
+
+@dataclass
+class Filters:
+    status: str | None = None
+    feedback: str | None = None  # "up" | "down"
+    problems: bool = False
+    channel: str | None = None
+    since: str | None = None  # "7d"
+    search: str | None = None
+    limit: int = 50
+    source: str | None = None  # cli | slack | eval
+
+    def query_string(self) -> str:
+        from urllib.parse import urlencode
+
+        pairs = {k: v for k, v in self.__dict__.items() if v not in (None, False, "") and k != "limit"}
+        return urlencode({k: ("1" if v is True else v) for k, v in pairs.items()})
+
+
+def _feedback_summary():
+    ups = func.sum(case((feedback.c.value == "up", 1), else_=0))
+    downs = func.sum(case((feedback.c.value == "down", 1), else_=0))
+    return select(feedback.c.question_id, ups.label("ups"), downs.label("downs")).group_by(feedback.c.question_id).subquery()
+
+
+def list_questions(engine: Engine, f: Filters) -> list[dict]:
+    fb = _feedback_summary()
+    q = select(
+        questions.c.id, questions.c.created_at, questions.c.source, questions.c.channel, questions.c.user_id,
+        questions.c.status, questions.c.question, questions.c.answerer, questions.c.latency_ms, questions.c.problems,
+        func.coalesce(fb.c.ups, 0).label("ups"), func.coalesce(fb.c.downs, 0).label("downs"),
+    ).outerjoin(fb, fb.c.question_id == questions.c.id)  # fmt: skip
+    conditions = []
+    if f.status:
+        conditions.append(questions.c.status == f.status)
+    if f.feedback == "down":
+        conditions.append(exists().where(feedback.c.question_id == questions.c.id, feedback.c.value == "down"))
+    elif f.feedback == "up":
+        conditions.append(exists().where(feedback.c.question_id == questions.c.id, feedback.c.value == "up"))
+    if f.channel:
+        conditions.append(questions.c.channel == f.channel)
+    if f.source:
+        conditions.append(questions.c.source == f.source)
+    if f.since:
+        conditions.append(questions.c.created_at >= datetime.now(UTC) - parse_age(f.since))
+    if f.search:
+        like = f"%{f.search.lower()}%"
+        conditions.append(or_(func.lower(questions.c.question).like(like), func.lower(questions.c.answer).like(like)))
+    if conditions:
+        q = q.where(and_(*conditions))
+    q = q.order_by(questions.c.created_at.desc(), questions.c.id.desc())
+    with engine.connect() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(q if f.problems else q.limit(f.limit))]
+    for r in rows:
+        r["feedback"] = _feedback_label(r["ups"], r["downs"])
+        r["problems"] = real_problems(r["problems"])
+    if f.problems:  # JSON emptiness is spelled differently per database: filter here
+        rows = [r for r in rows if r["problems"]][: f.limit]
+    return rows
+
+
+def real_problems(problems: list[dict] | None) -> list[dict]:
+    """Problems worth a reviewer's time; an abstention's note explains, it is not a fault."""
+    return [p for p in problems or [] if p.get("kind") != "abstained"]
+
+
+def _feedback_label(ups: int, downs: int) -> str:
+    return "down" if downs else "up" if ups else ""
+
+
+def question_trace(engine: Engine, question_id: int) -> dict | None:
+    with engine.connect() as conn:
+        row = conn.execute(select(questions).where(questions.c.id == question_id)).mappings().first()
+        if row is None:
+            return None
+        trace = dict(row)
+        trace["searches"] = [dict(s) for s in conn.execute(
+            select(searches).where(searches.c.question_id == question_id).order_by(searches.c.ordinal)
+        ).mappings()]  # fmt: skip
+        trace["feedback"] = [dict(fb) for fb in conn.execute(
+            select(feedback).where(feedback.c.question_id == question_id).order_by(feedback.c.id)
+        ).mappings()]  # fmt: skip
+    return trace
+
+
+EXPORT_FIELDS = ["id", "created_at", "source", "channel", "user_id", "thread_ts", "question", "answerer", "model",
+                 "status", "answer", "sources", "problems", "usage", "error", "latency_ms", "feedback", "searches"]  # fmt: skip
+
+
+def export(engine: Engine, f: Filters, fmt: str) -> str:
+    ids = [r["id"] for r in list_questions(engine, f)]
+    records = []
+    for qid in ids:
+        t = question_trace(engine, qid)
+        t["feedback"] = [{"value": x["value"], "user_id": x["user_id"], "at": x["created_at"].isoformat()} for x in t["feedback"]]
+        t["searches"] = [{"query": s["query"], "collection": s["collection"], "hits": s["hits"]} for s in t["searches"]]
+        t["created_at"] = t["created_at"].isoformat()
+        records.append({k: t.get(k) for k in EXPORT_FIELDS})
+    if fmt == "jsonl":
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS)
+    writer.writeheader()
+    for r in records:
+        writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v for k, v in r.items()})
+    return out.getvalue()
+
+
+def prune(engine: Engine, older_than: timedelta) -> int:
+    """Delete questions (with their searches and feedback) older than the given age."""
+    cutoff = datetime.now(UTC) - older_than
+    with engine.begin() as conn:
+        old = select(questions.c.id).where(questions.c.created_at < cutoff)
+        conn.execute(delete(searches).where(searches.c.question_id.in_(old)))
+        conn.execute(delete(feedback).where(feedback.c.question_id.in_(old)))
+        return conn.execute(delete(questions).where(questions.c.created_at < cutoff)).rowcount
+
+
+def sync_history(engine: Engine, limit: int = 50) -> list[dict]:
+    with engine.connect() as conn:
+        return [dict(r) for r in conn.execute(select(sync_runs).order_by(sync_runs.c.id.desc()).limit(limit)).mappings()]
+
+
+# -- gaps: what the docs team should write next ---------------------------------------------------
+
+
+@dataclass
+class Gap:
+    questions: list[dict] = field(default_factory=list)  # newest first
+    words: set[str] = field(default_factory=set)
+    pages: dict[str, int] = field(default_factory=dict)  # closest page path -> how often it came up
+
+    @property
+    def count(self) -> int:
+        return len(self.questions)
+
+    @property
+    def latest(self) -> dict:
+        return self.questions[0]
+
+    def closest_pages(self, n: int = 3) -> list[str]:
+        return [p for p, _ in sorted(self.pages.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
+def _content_words(text: str) -> set[str]:
+    from kb.tokens import plural_stem
+
+    return {plural_stem(w) for w in DEFAULT_TOKENIZER.words(text) if len(w) > 2}
+
+
+def _similar(a: set[str], b: set[str]) -> bool:
+    """The same question in other words: most of the smaller one's words are shared."""
+    if not a or not b:
+        return False
+    shared = len(a & b)
+    return shared >= 2 and shared / min(len(a), len(b)) >= 0.5 or (shared == 1 and max(len(a), len(b)) <= 2)
+
+
+def gaps(engine: Engine, since: str | None = None) -> list[Gap]:
+    """Unanswered or 'not helpful' questions, grouped when they ask the same thing."""
+    fb = _feedback_summary()
+    q = (
+        select(questions.c.id, questions.c.created_at, questions.c.question, questions.c.status, questions.c.closest,
+               questions.c.sources, questions.c.channel, func.coalesce(fb.c.downs, 0).label("downs"))  # fmt: skip
+        .outerjoin(fb, fb.c.question_id == questions.c.id)
+        .where(or_(questions.c.status.in_(("abstained", "budget_exhausted")), fb.c.downs > 0))
+        .order_by(questions.c.created_at.desc(), questions.c.id.desc())
+    )
+    if since:
+        q = q.where(questions.c.created_at >= datetime.now(UTC) - parse_age(since))
+    groups: list[Gap] = []
+    with engine.connect() as conn:
+        for row in conn.execute(q).mappings():
+            words = _content_words(row["question"])
+            group = next((g for g in groups if _similar(words, g.words)), None)
+            if group is None:
+                group = Gap()
+                groups.append(group)
+            group.questions.append(dict(row))
+            group.words |= words
+            for page in [*(row["closest"] or []), *(row["sources"] or [])]:
+                group.pages[page["path"]] = group.pages.get(page["path"], 0) + 1
+    return sorted(groups, key=lambda g: (-g.count, -g.latest["id"]))

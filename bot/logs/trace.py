@@ -1,0 +1,54 @@
+"""One question's trace as terminal text: what was asked, searched, found, answered and cited."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+
+def render_trace(t: dict) -> str:
+    out = []
+    where = " ".join(x for x in (t["source"], t.get("channel") or "", t.get("user_id") or "", t.get("thread_ts") or "") if x)
+    out.append(f"#{t['id']}  {t['created_at']:%Y-%m-%d %H:%M:%S}  {where}")
+    out.append(f"Question: {t['question']}")
+    model = f" ({t['model']})" if t.get("model") else ""
+    out.append(f"Status:   {t['status']}  by {t['answerer']}{model} in {t['latency_ms']:.0f} ms, index version {t.get('index_version')}")
+    if t.get("usage") and t["usage"].get("calls"):
+        u = t["usage"]
+        out.append(f"Usage:    {u['calls']} calls, {u['input_tokens']} input + {u['output_tokens']} output tokens"
+                   f" (cache: {u.get('cache_read_input_tokens', 0)} read, {u.get('cache_creation_input_tokens', 0)} written)")  # fmt: skip
+    if t.get("error"):
+        out.append(f"Error:    {t['error']}")
+    out.append("")
+    for n, s in enumerate(t["searches"], 1):
+        scope = f" in {s['collection']}" if s.get("collection") else ""
+        out.append(f"Search {n}: {s['query']!r}{scope}  ({len(s['hits'])} hits, {s['ms']:.1f} ms)")
+        for h in s["hits"]:
+            out.append(f"    {h['score']:7.2f}  {h['heading']}  [{h['path']}]")
+        if not s["hits"]:
+            out.append("    (nothing scored as evidence)")
+    out.append("")
+    out.append("Answer:")
+    out.append(textwrap.indent(t["answer"], "    "))
+    if t.get("sources"):
+        out.append("Sources:")
+        for src in t["sources"]:
+            out.append(f"    [{src['n']}] {src['title']} - {src.get('url') or src['path']}")
+    if t.get("cited"):
+        out.append("Citations:")
+        for c in t["cited"]:
+            for number, text in c["lines"]:
+                out.append(f"    [{c['n']}] line {number}: {text}")
+    if t.get("closest"):
+        out.append("Closest pages:")
+        for src in t["closest"]:
+            out.append(f"    {src['title']} - {src.get('url') or src['path']}")
+    if t.get("problems"):
+        out.append("Problems:")
+        for p in t["problems"]:
+            out.append(f"    {p.get('kind')}: {json.dumps({k: v for k, v in p.items() if k != 'kind'}, ensure_ascii=False)}")
+    if t.get("feedback"):
+        out.append("Feedback:")
+        for f in t["feedback"]:
+            out.append(f"    {f['value']:<4} by {f.get('user_id') or '?'} at {f['created_at']:%Y-%m-%d %H:%M}")
+    return "\n".join(out)

@@ -1,0 +1,103 @@
+"""The review page: a read-only, server-rendered view of the answer log, the gaps and the syncs.
+
+It works with JavaScript off. Bound to a loopback address it is open; bound to any other address it
+refuses to start without REVIEW_TOKEN, and then every request must carry that token (as ?token=,
+after which a cookie keeps it, or as an Authorization: Bearer header).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+
+from flask import Flask, abort, redirect, render_template, request
+from sqlalchemy import Engine
+
+from bot.logs.report import STATUSES, Filters, gaps, list_questions, parse_age, question_trace, real_problems, sync_history
+
+COOKIE = "supportbot_review"
+
+
+class ReviewConfigError(ValueError):
+    pass
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_binding(host: str, token: str | None) -> None:
+    if not is_loopback(host) and not token:
+        raise ReviewConfigError(f"the review page is bound to {host}, beyond this machine: set REVIEW_TOKEN to protect it")
+
+
+def create_app(engine: Engine, token: str | None = None) -> Flask:
+    app = Flask(__name__)
+
+    @app.before_request
+    def require_token():
+        if not token:
+            return None
+        given = request.args.get("token") or request.cookies.get(COOKIE) or request.headers.get("Authorization", "").removeprefix("Bearer ")
+        if not given or not hmac.compare_digest(given.encode(), token.encode()):
+            abort(401)
+        if request.args.get("token"):  # keep it in a cookie, out of the address bar
+            args = {k: v for k, v in request.args.items() if k != "token"}
+            response = redirect(request.path + ("?" + "&".join(f"{k}={v}" for k, v in args.items()) if args else ""))
+            response.set_cookie(COOKIE, token, httponly=True, samesite="Strict")
+            return response
+        return None
+
+    @app.errorhandler(401)
+    def unauthorized(_):
+        return render_template("message.html", title="Token needed", message="This review page needs its token: open it with ?token=…"), 401
+
+    @app.errorhandler(404)
+    def not_found(_):
+        return render_template("message.html", title="Not found", message="There is no such page or question."), 404
+
+    @app.get("/")
+    def question_list():
+        a = request.args
+        since = a.get("since") or None
+        error = None
+        if since:
+            try:
+                parse_age(since)
+            except ValueError as e:
+                error, since = str(e), None
+        status = a.get("status") if a.get("status") in STATUSES else None
+        fb = a.get("feedback") if a.get("feedback") in ("up", "down") else None
+        filters = Filters(status, fb, a.get("problems") == "1", a.get("channel") or None, since, a.get("search") or None, 200)
+        rows = list_questions(engine, filters)
+        return render_template("list.html", rows=rows, f=filters, statuses=STATUSES, error=error)
+
+    @app.get("/q/<int:question_id>")
+    def question_detail(question_id: int):
+        trace = question_trace(engine, question_id)
+        if trace is None:
+            abort(404)
+        trace["problems"] = real_problems(trace["problems"])
+        return render_template("detail.html", t=trace)
+
+    @app.get("/gaps")
+    def gap_list():
+        return render_template("gaps.html", groups=gaps(engine)[:50])
+
+    @app.get("/syncs")
+    def sync_list():
+        return render_template("syncs.html", runs=sync_history(engine))
+
+    return app
+
+
+def serve(engine: Engine, host: str, port: int, token: str | None) -> None:
+    import waitress
+
+    check_binding(host, token)
+    waitress.serve(create_app(engine, token), host=host, port=port, threads=4, ident="supportbot-review")

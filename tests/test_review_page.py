@@ -1,0 +1,139 @@
+"""The review page in a real browser (Debian's Chromium, driven by Playwright, JavaScript off), and its token."""
+
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+
+from bot.logs.store import record_feedback
+from bot.runtime import Runtime
+from bot.settings import load_settings
+from tests.conftest import REPO
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]  # fmt: skip
+
+
+@pytest.fixture
+def logged(db_url, docs):
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    rt.sync()
+    for q in ["How much is express delivery?", "Is there a student discount?", "Can I go swimming with my earbuds?",
+              "Do you offer a discount for students?"]:  # fmt: skip
+        a = rt.ask(q, answerer="local", origin={"source": "slack", "channel": "C_HELP", "user_id": "U1", "thread_ts": "1.1"})
+        if q.startswith("Can I go"):
+            record_feedback(rt.engine, a.log_id, "down", "U2")
+    return rt
+
+
+class ReviewServer:
+    def __init__(self, db_url, tmp_path, host="127.0.0.1", env=None):
+        import os
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        full_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REVIEW_TOKEN")} | (env or {})
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "review", "--host", host, "--port", str(self.port), "--db", db_url],
+            cwd=REPO, env=full_env, stdout=open(tmp_path / "review.log", "w"), stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        import time
+
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                assert self.proc.poll() is None, (tmp_path / "review.log").read_text()
+                assert time.monotonic() < deadline, "the review page did not start"
+                time.sleep(0.1)
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+@pytest.fixture
+def review(logged, db_url, tmp_path):
+    server = ReviewServer(db_url, tmp_path)
+    yield server
+    server.stop()
+
+
+def test_list_filter_and_detail_in_a_browser_with_javascript_off(review, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    assert shutil.which(CHROMIUM) or __import__("os").path.exists(CHROMIUM), "install Debian's chromium (.ci/run does)"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        page = browser.new_context(java_script_enabled=False).new_page()
+        page.goto(review.base + "/")
+        assert page.locator("tbody tr").count() == 4
+
+        page.select_option("select[name=status]", "abstained")
+        page.click("button[type=submit]")
+        page.wait_for_url("**/?status=abstained*")
+        rows = page.locator("tbody tr")
+        assert rows.count() == 2
+        assert all("abstained" in rows.nth(i).inner_text() for i in range(rows.count()))
+
+        page.click("text=Do you offer a discount for students?")
+        page.wait_for_url("**/q/*")
+        body = page.locator("main").inner_text()
+        assert "I couldn't find this in the docs." in body
+        assert "Searches" in body and "Do you offer a discount for students?" in body
+        assert "C_HELP" in body and "local" in body
+        shot = tmp_path / "review-detail.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 10_000
+
+        page.goto(review.base + "/?feedback=down")
+        assert page.locator("tbody tr").count() == 1
+        page.goto(review.base + "/gaps")
+        gaps = page.locator("tbody tr")
+        assert gaps.count() >= 1 and "2×" in gaps.first.inner_text()
+        page.goto(review.base + "/syncs")
+        assert "ok" in page.locator("tbody").inner_text()
+        browser.close()
+
+
+def fetch(url, headers=None):
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *a, **kw):
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(urllib.request.Request(url, headers=headers or {}), timeout=10) as r:
+            return r.status, dict(r.headers), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read().decode()
+
+
+def test_on_a_public_address_the_page_needs_its_token(logged, db_url, tmp_path):
+    server = ReviewServer(db_url, tmp_path, host="0.0.0.0", env={"REVIEW_TOKEN": "s3cret-review"})
+    try:
+        assert fetch(server.base + "/")[0] == 401
+        assert fetch(server.base + "/?token=wrong")[0] == 401
+        status, headers, _ = fetch(server.base + "/?token=s3cret-review&status=abstained")
+        assert status == 302 and "supportbot_review=s3cret-review" in headers.get("Set-Cookie", "")
+        assert "token" not in headers["Location"] and "status=abstained" in headers["Location"]
+        assert fetch(server.base + "/", {"Cookie": "supportbot_review=s3cret-review"})[0] == 200
+        assert fetch(server.base + "/", {"Authorization": "Bearer s3cret-review"})[0] == 200
+    finally:
+        server.stop()
+
+
+def test_on_a_public_address_without_a_token_it_refuses_to_start(db_url):
+    from tests.conftest import run_cli
+
+    result = run_cli("review", "--host", "0.0.0.0", "--port", "8799", "--db", db_url)
+    assert result.returncode == 1 and "set REVIEW_TOKEN" in result.stderr
