@@ -39,6 +39,22 @@ class ZipfWords:
         return [" ".join(flat[i * words_each : (i + 1) * words_each]) for i in range(n_texts)]
 
 
+def bench_database(url: str | None, folder: Path) -> str:
+    """The database a bench writes to: a temporary SQLite file, or the given one emptied first."""
+    if not url:
+        return f"sqlite:///{folder}/bench.db"
+    if url.startswith("postgresql"):
+        from sqlalchemy import text
+
+        from kb.database import create_db_engine
+
+        engine = create_db_engine(url)
+        with engine.begin() as conn:
+            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        engine.dispose()
+    return url
+
+
 def write_docs(folder: Path, n_docs: int, sections: int = 5, words: int = 100, seed: int = 7, collections: int = 4) -> None:
     """n_docs Markdown pages of `sections` "##" sections of `words` words, spread over collections."""
     gen = ZipfWords(seed=seed)

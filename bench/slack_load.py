@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.corpus import bench_database  # noqa: E402
 from bot.runtime import Runtime  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
 from tests.conftest import BotProcess  # noqa: E402
@@ -45,14 +46,7 @@ def main() -> None:
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="sb-load-"))
-    url = args.db or f"sqlite:///{tmp}/load.db"
-    if args.db:
-        from sqlalchemy import text
-
-        from kb.database import create_db_engine
-
-        with create_db_engine(url).begin() as conn:
-            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+    url = bench_database(args.db, tmp)
     Runtime(load_settings(database_url=url)).sync()
     slack, model = FakeSlack(), FakeAnthropic().start()
     model.default = auto_agent(args.model_seconds)

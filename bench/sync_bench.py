@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.corpus import write_docs  # noqa: E402
+from bench.corpus import bench_database, write_docs  # noqa: E402
 from bot.database import open_database  # noqa: E402
 from kb.sync import sync  # noqa: E402
 
@@ -39,14 +39,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="sb-sync-bench-"))
     folder = tmp / "docs"
     _, gen_s = timed(lambda: write_docs(folder, args.docs, args.sections, args.words))
-    url = args.db or f"sqlite:///{tmp}/bench.db"
-    if args.db:
-        from sqlalchemy import text
-
-        from kb.database import create_db_engine
-
-        with create_db_engine(url).begin() as conn:
-            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+    url = bench_database(args.db, tmp)
     engine = open_database(url)
     print(f"folder: {args.docs:,} documents x {args.sections} sections x {args.words} words (written in {gen_s:.1f} s)")
 

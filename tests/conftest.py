@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -116,15 +117,36 @@ def fake_slack():
     fake.stop()
 
 
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, log: Callable[[], str], timeout: float = 60) -> None:
+    """Until the process listens on the port; its log if it dies or never does."""
+    import socket
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"the process exited with {proc.returncode}:\n{log()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"the process did not start listening:\n{log()}")
+
+
 class BotProcess:
     """`supportbot serve --http` as a real subprocess, talking to the fake Slack."""
 
     def __init__(self, env: dict, log_path: Path, args: tuple[str, ...] = (), http: bool = True) -> None:
-        import socket
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/slack/events"
         self.log_path = log_path
         mode = ["--http", "--host", "127.0.0.1", "--port", str(self.port)] if http else []
@@ -133,22 +155,7 @@ class BotProcess:
             env=env, stdout=open(log_path, "w"), stderr=subprocess.STDOUT, cwd=REPO,
         )  # fmt: skip
         if http:
-            self._wait_ready()
-
-    def _wait_ready(self, timeout: float = 60) -> None:
-        import socket
-        import time
-
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"the bot exited with {self.proc.returncode}:\n{self.log()}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(0.1)
-        raise AssertionError(f"the bot did not start listening:\n{self.log()}")
+            wait_for_port(self.port, self.proc, self.log)
 
     def log(self) -> str:
         return self.log_path.read_text() if self.log_path.exists() else ""

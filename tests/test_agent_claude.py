@@ -265,3 +265,21 @@ def test_the_fake_rejects_what_the_real_api_rejects(fake_anthropic):
     ]}]  # fmt: skip
     with pytest.raises(anthropic.BadRequestError, match="all search results or on none"):
         client.messages.create(model="m", max_tokens=10, messages=mixed)
+
+
+def test_a_cut_off_answer_keeps_what_verifies_and_says_it_was_cut(runtime, fake_anthropic):
+    fake_anthropic.then(
+        search("rate limits"),
+        answer(Cite("Each key may make 600 requests per minute.", "rate-limits", "600 requests"), " Bursts of up", stop_reason="max_tokens"),
+    )
+    a = ask(runtime, "Rate limit?")
+    assert a.status == "answered" and a.answer.startswith("Each key may make 600 requests per minute. [1]")
+    assert {"kind": "max_tokens", "note": "the answer was cut off at max_tokens"} in a.problems
+
+
+def test_an_overflowing_context_is_an_error_with_a_short_reason(runtime, fake_anthropic):
+    from tests.fakes.anthropic import message
+
+    fake_anthropic.then(lambda req: message([], "model_context_window_exceeded"))
+    a = ask(runtime, "Rate limit?")
+    assert a.status == "error" and "too long" in a.answer and a.error == "model_context_window_exceeded"
