@@ -283,3 +283,18 @@ def test_an_overflowing_context_is_an_error_with_a_short_reason(runtime, fake_an
     fake_anthropic.then(lambda req: message([], "model_context_window_exceeded"))
     a = ask(runtime, "Rate limit?")
     assert a.status == "error" and "too long" in a.answer and a.error == "model_context_window_exceeded"
+
+
+def test_a_model_that_times_out_is_called_busy(runtime, fake_anthropic):
+    slow = search("rate limits")
+
+    def too_slow(req):
+        reply = slow(req)
+        reply.delay_s = 2.0
+        return reply
+
+    runtime.settings.anthropic_timeout_s = 0.5
+    fake_anthropic.then(too_slow)
+    a = ask(runtime, "Rate limit?")
+    assert a.status == "error" and "busy" in a.answer
+    assert "APITimeoutError" in a.error
