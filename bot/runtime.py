@@ -58,9 +58,8 @@ class Runtime:
         result = answer(question, history, searcher=self.searcher, settings=self.settings, answerer=answerer, collections=collections)
         if result.error:
             log.warning("question failed: %s", result.error)
-        version = getattr(self.searcher._index, "version", None)
         try:
-            result.log_id = record(self.engine, result, origin or {"source": "cli"}, version)
+            result.log_id = record(self.engine, result, origin or {"source": "cli"}, self.searcher.loaded_version)
         except Exception:  # the asker still gets the answer; the operator sees why it was not logged
             log.exception("could not log the answer to %r", question[:80])
         return result

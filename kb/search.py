@@ -123,6 +123,11 @@ class Searcher:
     def version(self) -> int:
         return self.index.version
 
+    @property
+    def loaded_version(self) -> int | None:
+        """The version being served now, without loading or checking anything."""
+        return self._index.version if self._index is not None else None
+
     def refresh(self) -> BM25Index:
         """Load the current version now, and wait for it."""
         with self._lock:
