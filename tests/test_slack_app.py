@@ -174,3 +174,14 @@ def test_follow_ups_without_a_mention_are_answered_only_where_a_channel_allows_i
             answers(fake_slack, probe)
             time.sleep(1.0)  # time enough for an answer that should not come
         assert len(fake_slack.replies(channel, first["ts"])) == expected, channel
+
+
+def test_the_url_verification_challenge_is_answered(fake_slack, bot):
+    import urllib.request
+
+    body = json.dumps({"token": "legacy", "challenge": "c-123", "type": "url_verification"}).encode()
+    request = urllib.request.Request(bot.url, data=body, method="POST",
+                                     headers={"Content-Type": "application/json", **fake_slack.sign(body)})  # fmt: skip
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 200
+        assert json.loads(response.read()) == {"challenge": "c-123"}
