@@ -108,3 +108,12 @@ def test_ask_trace_shows_thought_action_observation(docs, db_url):
     lines = result.stdout.splitlines()
     assert lines[0].startswith("Thought: ") and lines[1].startswith("Action: search_docs ") and lines[2].startswith("Observation: ")
     assert "Sources:" in result.stdout
+
+
+def test_a_table_row_is_read_with_its_own_tables_header_and_prose_is_not():
+    from bot.agent.local import header_of, is_table_header
+
+    blocks = ["Intro.", "| Part | Price |", "|---|---|", "| Case | $49 |", "| Tips | $9 |", "Prose after the table.",
+              "| A | B |", "|---|---|", "| x | 1 |"]  # fmt: skip
+    assert [header_of(blocks, i) for i in range(len(blocks))] == [None, None, None, 1, 1, None, None, None, 6]
+    assert [i for i in range(len(blocks)) if is_table_header(blocks, i)] == [1, 6]

@@ -62,13 +62,24 @@ def _quotable(text: str) -> bool:
     return letters >= 0.7 * len(text)
 
 
-def _table_headers(blocks: list[str]) -> dict[int, int]:
-    """Markdown table header rows: {header line index: its separator line index}."""
-    return {
-        i: i + 1
-        for i in range(len(blocks) - 1)
-        if blocks[i].startswith("|") and blocks[i + 1].startswith("|") and set(blocks[i + 1]) <= set("|-: ")
-    }
+def _is_separator(line: str) -> bool:
+    return line.startswith("|") and set(line) <= set("|-: ")
+
+
+def is_table_header(blocks: list[str], i: int) -> bool:
+    return blocks[i].startswith("|") and i + 1 < len(blocks) and _is_separator(blocks[i + 1])
+
+
+def header_of(blocks: list[str], i: int) -> int | None:
+    """The header row of the Markdown table whose body line i is, if it is one."""
+    if not blocks[i].startswith("|") or _is_separator(blocks[i]):
+        return None
+    row = i - 1
+    while row >= 1 and blocks[row].startswith("|"):
+        if _is_separator(blocks[row]):
+            return row - 1 if blocks[row - 1].startswith("|") else None
+        row -= 1
+    return None
 
 
 def _has_amount(text: str) -> bool:
@@ -96,6 +107,8 @@ class LocalAnswerer:
         self.weights = dict(zip(targets, self.index.idf(targets)))
         for t in context:  # the follow-up's own words matter most
             self.weights[t] *= 0.5
+        self.stems = {t: plural_stem(t) for t in self.weights}
+        self._passage_words: dict[int, set[str]] = {}
         self.expression = arithmetic_in(question)
         self.wants_number = bool(_ASKS_FOR_A_NUMBER.search(question))
         self.calls = 0
@@ -143,7 +156,7 @@ class LocalAnswerer:
         total = sum(self.weights.values()) or 1.0
         got = 0.0
         for t, w in self.weights.items():
-            stem = plural_stem(t)
+            stem = self.stems[t]
             got += w if stem in words else HEADING_CREDIT * w if stem in heading_words else 0
         return got / total
 
@@ -152,7 +165,9 @@ class LocalAnswerer:
         passages = self.toolbox.ledger.passages
         top = max((p.hit.score for p in passages), default=1.0) or 1.0
         for p in passages:
-            cover = self._coverage(self._words(" ".join([p.title, *p.blocks])))
+            if p.index not in self._passage_words:  # passages never change: read each once
+                self._passage_words[p.index] = self._words(" ".join([p.title, *p.blocks]))
+            cover = self._coverage(self._passage_words[p.index])
             yield cover * (0.5 + 0.5 * p.hit.score / top), cover, p
 
     def _candidates(self):
@@ -165,13 +180,12 @@ class LocalAnswerer:
             if relevance < 0.7 * best:
                 break
             heading_words = self._words(p.title)
-            headers = _table_headers(p.blocks)
             for i, text in enumerate(p.blocks):
-                if i in headers or not _quotable(text):
+                if is_table_header(p.blocks, i) or not _quotable(text):
                     continue
                 bonus = NUMBER_BONUS if self.wants_number and _has_amount(text) else 0.0
-                header = next((p.blocks[h] for h, sep in headers.items() if sep < i), "") if text.startswith("|") else ""
-                words = self._words(text + " " + header)  # a table cell means what its column header says
+                header = header_of(p.blocks, i)
+                words = self._words(text if header is None else f"{text} {p.blocks[header]}")  # a cell means what its column says
                 yield self._coverage(words, heading_words) + 0.5 * relevance + bonus, p, i
 
     def _best_coverage(self) -> float:
@@ -213,7 +227,7 @@ class LocalAnswerer:
     def _quote(p, i: int) -> Segment:
         """One cited line; a table row comes with its table's header, cited too, so its cells keep their meaning."""
         text = p.blocks[i]
-        header = next((h for h, row in _table_headers(p.blocks).items() if h < i and row < i), None)
+        header = header_of(p.blocks, i)
         if header is None:
             return Segment(f"> {text}", (Citation(p.index, i, i + 1, text, p.source),))
         head = p.blocks[header : header + 2]
@@ -223,10 +237,10 @@ class LocalAnswerer:
         )
 
     def _adds_something(self, chosen, cand) -> bool:
-        """A further line must bring a question word the chosen lines lack, or come from another page."""
-        wanted = {plural_stem(t) for t in self.weights}
+        """A further line must bring a question word the chosen lines lack, or come from another page that is
+        about as relevant as the first."""
+        wanted = set(self.stems.values())
         covered = set().union(*(self._words(c[1].blocks[c[2]]) for c in chosen)) & wanted
         new = self._words(cand[1].blocks[cand[2]]) & wanted - covered
         other_page = all(cand[1].hit.path != c[1].hit.path for c in chosen)
-        # a second page is worth quoting only when it is as relevant as the first
         return bool(new) or (other_page and cand[0] >= chosen[0][0] * 0.9)
