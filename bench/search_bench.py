@@ -14,9 +14,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.corpus import ZipfWords  # noqa: E402
+from bench.corpus import ZipfWords, bench_database  # noqa: E402
 from kb.index import BM25Index  # noqa: E402
 from kb.tokens import DEFAULT_TOKENIZER  # noqa: E402
 
@@ -114,7 +112,7 @@ def main() -> None:
     ap.add_argument("--no-db", action="store_true", help="engine only: skip the database and the fresh-process check")
     ap.add_argument("--no-baseline", action="store_true", help="skip rank-bm25 (it needs ~10 GB and minutes at 1M)")
     ap.add_argument("--baseline-queries", type=int, default=20)
-    ap.add_argument("--db", help="database URL (default: a temporary SQLite file)")
+    ap.add_argument("--db", help="database URL (default: a temporary SQLite file); PostgreSQL tables are replaced")
     args = ap.parse_args()
 
     gen = ZipfWords(vocab_size=args.vocab, seed=11)
@@ -137,18 +135,17 @@ def main() -> None:
         ours = time_queries(lambda q: index.search(q, k=10), queries)
     else:
         tmp = tempfile.mkdtemp(prefix="sb-bench-")
-        url = args.db or f"sqlite:///{tmp}/bench.db"
+        url = bench_database(args.db, Path(tmp))
         report["db_write_s"] = build_database(texts, url)
         from kb.database import create_db_engine
-        from kb.search import Searcher, load_index
+        from kb.search import Searcher
 
         engine = create_db_engine(url)
         t = time.perf_counter()
-        index = load_index(engine)
+        searcher = Searcher(engine)
+        index = searcher.refresh()  # the load a serving process does
         report["load_s"] = time.perf_counter() - t
         report["index_mb"] = index.nbytes / 2**20
-        searcher = Searcher(engine)
-        searcher._index = index  # the one just loaded and timed
         ours = time_queries(lambda q: index.search(q, k=10), queries)
         full = time_queries(lambda q: searcher.search(q, k=10, min_score=0), queries)
         report["with_rows_p50_ms"] = percentile(full, 50)

@@ -113,7 +113,7 @@ def test_a_tool_that_raises_is_reported_to_the_model_as_an_error_result(runtime,
         return search("warranty")(req)
 
     fake_anthropic.then(break_the_index, answer("Sorry, the documentation search is failing right now."))
-    runtime.searcher.index  # loaded before the table goes
+    assert runtime.searcher.index.size > 0  # loaded before the table goes
     a = ask(runtime, "How long is the warranty?")
     result = last_tool_results(fake_anthropic.requests[1])[0]
     assert result["is_error"] is True

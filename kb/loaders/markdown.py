@@ -51,7 +51,7 @@ def load_markdown(text: str, stem: str) -> Document:
     first_heading = headings[0][0] if headings else len(lines)
     if first_heading > body_start:
         sections.append(Section(0, "", "", _lines(lines, body_start, first_heading)))
-    for n, (start, end, level, heading) in enumerate(headings):
+    for n, (_, end, level, heading) in enumerate(headings):
         stop = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
         sections.append(Section(level, heading, anchors(heading), _lines(lines, end, stop)))
     return Document(title=title, sections=sections, url=url, warnings=warnings)
