@@ -5,8 +5,11 @@
 
 Prints our p50/p95 per query, the fresh-process time to a first answer and its
 memory, and rank-bm25's BM25Okapi.get_scores on the same corpus and queries, with
-the ratio between them. Targets (issue 2): 100k chunks p50 <= 3 ms, p95 <= 10 ms,
-serving memory <= 300 MB, first search within 2 s of start; 1M chunks p50 <= 30 ms.
+the ratio between them. With --mode hybrid (the default) the database also holds
+each chunk's WordLlama vector, embedding throughput is printed, and searches are
+the full hybrid page ranking. Targets: BM25 100k chunks p50 <= 3 ms, p95 <= 10 ms;
+hybrid 100k p50 <= 10 ms, p95 <= 25 ms, serving RSS <= 400 MB, first search within
+2 s of start, embedding >= 1,500 chunks/s.
 """
 
 from __future__ import annotations
@@ -25,9 +28,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.corpus import ZipfWords, bench_database  # noqa: E402
-from kb.index import BM25Index  # noqa: E402
-from kb.tokens import DEFAULT_TOKENIZER  # noqa: E402
+from bench.corpus import ZipfWords, bench_database
+from kb.index import BM25Index
+from kb.tokens import DEFAULT_TOKENIZER
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -53,19 +56,24 @@ def time_queries(search, queries: list[str]) -> list[float]:
     return times
 
 
-def build_database(texts: list[str], url: str) -> float:
-    """Write chunks the way sync does (one document per 10 chunks), return seconds."""
+def build_database(texts: list[str], url: str, embedder=None) -> tuple[float, float]:
+    """Write chunks the way sync does (one document per 10 chunks): (seconds in all, seconds embedding)."""
     from sqlalchemy import insert
 
     from bot.database import open_database
     from kb.models import chunks, documents, index_state
     from kb.sync import now
-
     from kb.vocabulary import Vocabulary
 
     engine = open_database(url)
     vocab = Vocabulary()
+    from kb.embedding import pack
+
     t = time.perf_counter()
+    vectors, embed_s = None, 0.0
+    if embedder is not None:
+        vectors = embedder.embed(texts)
+        embed_s = time.perf_counter() - t
     with engine.begin() as conn:
         for d in range(0, len(texts), 10):
             doc_id = conn.execute(
@@ -80,11 +88,13 @@ def build_database(texts: list[str], url: str) -> float:
                 blob = vocab.encode(counts)
                 rows.append({"document_id": doc_id, "collection": f"c{d % 4}", "ordinal": i, "heading": f"S{i}",
                              "anchor": f"s{i}", "start_line": 1, "end_line": 1, "lines": [[1, text]],
-                             "length": length, "terms": blob})  # fmt: skip
+                             "length": length, "terms": blob,
+                             "embedding": pack(vectors[d + i]) if vectors is not None else None,
+                             "embedding_model": embedder.name if embedder is not None else None})  # fmt: skip
             conn.execute(insert(chunks), rows)
         vocab.save_new(conn)
-        conn.execute(insert(index_state).values(id=1, version=1, updated_at=now()))
-    return time.perf_counter() - t
+        conn.execute(insert(index_state).values(id=1, version=1, updated_at=now(), analyzer=DEFAULT_TOKENIZER.name))
+    return time.perf_counter() - t, embed_s
 
 
 FRESH_PROCESS = r"""
@@ -92,7 +102,7 @@ import json, sys, time
 t0 = time.perf_counter()
 from kb.database import create_db_engine
 from kb.search import Searcher
-searcher = Searcher(create_db_engine(sys.argv[1]))
+searcher = Searcher(create_db_engine(sys.argv[1]), **({"embedder": None} if sys.argv[3] == "bm25" else {}))
 hits = searcher.search(sys.argv[2], k=5, min_score=0)
 t1 = time.perf_counter()
 with open("/proc/self/status") as f:
@@ -105,10 +115,11 @@ print(json.dumps({"in_process_s": t1 - t0, "rss_mb": rss, "peak_mb": peak, "hits
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--chunks", type=int, default=100_000)
-    ap.add_argument("--words", type=int, default=100)
-    ap.add_argument("--queries", type=int, default=200)
-    ap.add_argument("--vocab", type=int, default=200_000)
+    ap.add_argument("--chunks", type=int, default=100_000, help="How many chunks to index.")
+    ap.add_argument("--words", type=int, default=100, help="Words per chunk.")
+    ap.add_argument("--queries", type=int, default=200, help="How many queries to time.")
+    ap.add_argument("--vocab", type=int, default=200_000, help="Vocabulary size of the generated words.")
+    ap.add_argument("--mode", choices=["hybrid", "bm25"], default="hybrid", help="Search mode through the database.")
     ap.add_argument("--no-db", action="store_true", help="engine only: skip the database and the fresh-process check")
     ap.add_argument("--no-baseline", action="store_true", help="skip rank-bm25 (it needs ~10 GB and minutes at 1M)")
     ap.add_argument("--baseline-queries", type=int, default=20)
@@ -136,23 +147,27 @@ def main() -> None:
     else:
         tmp = tempfile.mkdtemp(prefix="sb-bench-")
         url = bench_database(args.db, Path(tmp))
-        report["db_write_s"] = build_database(texts, url)
         from kb.database import create_db_engine
+        from kb.embedding import default_embedder
         from kb.search import Searcher
 
+        embedder = default_embedder() if args.mode == "hybrid" else None
+        report["db_write_s"], embed_s = build_database(texts, url, embedder)
+        if embedder is not None:
+            report["embedding_chunks_per_s"] = args.chunks / embed_s
         engine = create_db_engine(url)
         t = time.perf_counter()
-        searcher = Searcher(engine)
+        searcher = Searcher(engine, embedder=embedder)
         index = searcher.refresh()  # the load a serving process does
         report["load_s"] = time.perf_counter() - t
         report["index_mb"] = index.nbytes / 2**20
-        ours = time_queries(lambda q: index.search(q, k=10), queries)
-        full = time_queries(lambda q: searcher.search(q, k=10, min_score=0), queries)
-        report["with_rows_p50_ms"] = percentile(full, 50)
-        report["with_rows_p95_ms"] = percentile(full, 95)
+        ours = time_queries(lambda q: searcher.search(q, k=10, min_score=0), queries)  # ranking and evidence, rows fetched
+        full = time_queries(lambda q: searcher.search(q, k=10), queries)
+        report["evidence_rule_on_p50_ms"] = percentile(full, 50)
+        report["evidence_rule_on_p95_ms"] = percentile(full, 95)
 
         t = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", FRESH_PROCESS, url, queries[0]], capture_output=True, text=True,
+        out = subprocess.run([sys.executable, "-c", FRESH_PROCESS, url, queries[0], args.mode], capture_output=True, text=True,
                              cwd=Path(__file__).resolve().parent.parent)  # fmt: skip
         wall = time.perf_counter() - t
         if out.returncode != 0:

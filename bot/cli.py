@@ -13,7 +13,7 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from bot.agent.types import Answer
 from bot.database import SchemaOutOfDate, current_revision, head_revision, upgrade
-from bot.evaluation import QuestionFileError, evaluate, load_cases
+from bot.evaluation import MRR_DEPTH, QuestionFileError, evaluate, found_pages, load_cases
 from bot.logs.report import Filters, export, gaps, list_questions, parse_age, prune, question_trace
 from bot.logs.trace import render_trace
 from bot.runtime import Runtime
@@ -89,6 +89,7 @@ def print_sync_report(report: SyncReport, err: bool = False) -> None:
         f"Synced {report.docs_dir} in {report.seconds:.2f} s: {len(report.added)} added, {len(report.changed)} changed, "
         f"{len(report.removed)} removed, {report.unchanged} unchanged, {report.skipped} skipped. "
         f"Index version {report.index_version}, {report.chunks} chunks."
+        + (f" {report.embedded} chunks re-embedded for the current model." if report.embedded else "")
     )
     if report.problems:
         echo("Problems:")
@@ -201,12 +202,17 @@ def ask_cmd(question, docs, db, answerer, collection, trace, as_json) -> None:
 @db_option
 @answerer_option
 @click.option("--k", "k", default=5, show_default=True, type=click.IntRange(1, 50), help="Recall counts the top k hits.")
-@click.option("--min-recall", type=click.FloatRange(0, 1), default=0.0, show_default=True)
-@click.option("--min-pass-rate", type=click.FloatRange(0, 1), default=0.0, show_default=True)
-@click.option("--min-abstention", type=click.FloatRange(0, 1), default=0.0, show_default=True)
-@click.option("--max-citation-problems", type=click.IntRange(0), default=None)
+@click.option("--min-recall", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Fail (exit 2) below this recall@k of the answerer's searches.")
+@click.option("--min-page-recall", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Fail below this page recall@k of one search with the question.")
+@click.option("--min-mrr", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Fail below this MRR of the first right page.")
+@click.option("--min-pass-rate", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Fail below this share of answerable questions answered right.")
+@click.option("--min-abstention", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Fail below this share of uncovered questions abstained on.")
+@click.option("--max-citation-problems", type=click.IntRange(0), default=None, help="Fail above this many citation problems.")
 @json_option
-def eval_cmd(file, docs, db, answerer, k, min_recall, min_pass_rate, min_abstention, max_citation_problems, as_json):
+def eval_cmd(
+    file, docs, db, answerer, k, min_recall, min_page_recall, min_mrr, min_pass_rate, min_abstention,
+    max_citation_problems, as_json,
+):  # fmt: skip
     """Run a question set and score retrieval, answers, abstentions and citations."""
     with clear_errors():
         try:
@@ -215,11 +221,17 @@ def eval_cmd(file, docs, db, answerer, k, min_recall, min_pass_rate, min_abstent
             raise click.ClickException(str(e))
         rt = runtime_for(db, docs)
         rt.ensure_index(docs, announce=None if as_json else lambda r: print_sync_report(r, err=True))
-        report = evaluate(cases, lambda q: rt.ask(q, answerer=answerer, origin={"source": "eval"}), k=k)
+        report = evaluate(
+            cases,
+            lambda q: rt.ask(q, answerer=answerer, origin={"source": "eval"}),
+            k=k,
+            rank_pages=lambda q: found_pages(rt.searcher.search(q, k=MRR_DEPTH, min_score=0)),
+        )
     summary = report.summary()
     if as_json:
         click.echo(json.dumps({"summary": summary, "questions": [
-            {"question": o.case.question, "passed": o.passed, "why": o.why, "status": o.answer.status, "found": o.found}
+            {"question": o.case.question, "passed": o.passed, "why": o.why, "status": o.answer.status,
+             "found": [list(g) for g in o.found], "page_rank": o.page_rank}
             for o in report.outcomes
         ]}, indent=2))  # fmt: skip
     else:
@@ -231,6 +243,10 @@ def eval_cmd(file, docs, db, answerer, k, min_recall, min_pass_rate, min_abstent
     failed = []
     if report.recall < min_recall:
         failed.append(f"recall@{k} {report.recall:.3f} < {min_recall}")
+    if report.page_recall < min_page_recall:
+        failed.append(f"page recall@{k} {report.page_recall:.3f} < {min_page_recall}")
+    if report.mrr < min_mrr:
+        failed.append(f"MRR {report.mrr:.3f} < {min_mrr}")
     if report.pass_rate < min_pass_rate:
         failed.append(f"answer pass rate {report.pass_rate:.3f} < {min_pass_rate}")
     if report.abstention_accuracy < min_abstention:

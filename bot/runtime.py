@@ -14,6 +14,7 @@ from bot.database import open_database
 from bot.logs.store import record
 from bot.settings import Settings
 from kb.models import chunks
+from kb.embedding import Embedder, EmbedderUnavailable, default_embedder
 from kb.search import DEFAULT_MIN_SCORE, Searcher
 from kb.sync import Progress, SyncReport, sync
 
@@ -35,12 +36,25 @@ class Runtime:
             self.engine,
             base_url=self.settings.docs_base_url,
             min_score=self.settings.search_min_score if self.settings.search_min_score is not None else DEFAULT_MIN_SCORE,
+            embedder=self.embedder,
         )
+
+    @cached_property
+    def embedder(self) -> Embedder | None:
+        """The dense model (SEARCH_MODE=hybrid), shared by sync and search; None when it cannot load."""
+        if self.settings.search_mode != "hybrid":
+            return None
+        try:
+            return default_embedder()
+        except EmbedderUnavailable as e:
+            log.warning("SEARCH_MODE=hybrid, but searching with BM25 alone: %s", e)
+            return None
 
     def sync(self, docs_dir: Path | None = None, progress: Progress | None = None) -> SyncReport:
         return sync(
             self.engine,
             docs_dir or self.settings.docs_dir,
+            embedder=self.embedder,
             max_file_bytes=self.settings.max_file_bytes,
             progress=progress,
         )

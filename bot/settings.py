@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -21,6 +22,7 @@ class Settings(BaseSettings):
     sync_interval_minutes: float = Field(30, alias="SYNC_INTERVAL_MINUTES", gt=0)
     max_file_bytes: int = Field(2 * 1024 * 1024, alias="DOCS_MAX_FILE_BYTES", gt=0)
     search_min_score: float | None = Field(None, alias="SEARCH_MIN_SCORE", ge=0)
+    search_mode: Literal["hybrid", "bm25"] = Field("hybrid", alias="SEARCH_MODE")
 
     # The model
     anthropic_api_key: SecretStr | None = Field(None, alias="ANTHROPIC_API_KEY")

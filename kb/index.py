@@ -7,9 +7,10 @@ terms. The index is built from the per-chunk postings that sync stores, with one
 linear transpose (chunk-major to term-major), so a fresh process never
 re-tokenises the corpus.
 
-Scoring is Okapi BM25 with the Lucene IDF, log(1 + (N - n + 0.5) / (n + 0.5)),
-which stays positive for common terms (rank-bm25's IDF goes negative there and
-is patched with an epsilon; see ../shared/reference/search-engines.md).
+Scoring is Okapi BM25 (Robertson and Zaragoza, "The Probabilistic Relevance
+Framework: BM25 and Beyond", 2009) with the IDF Lucene uses (`lucene_idf`), which
+stays positive for common terms where rank-bm25's goes negative and is patched
+with an epsilon.
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ from kb.vocabulary import POSTING, Vocabulary
 
 K1 = 1.2
 B = 0.75
+
+
+def lucene_idf(n: int | np.ndarray, df: int | np.ndarray) -> np.ndarray:
+    """log(1 + (N - n + 0.5) / (n + 0.5)): a term in no chunk gets the highest IDF, one in every chunk a small positive one."""
+    return np.log1p((n - df + 0.5) / (df + 0.5))
 
 
 @dataclass(frozen=True)
@@ -68,7 +74,7 @@ class BM25Index:
         self._docs = by_term.indices
         tf = by_term.data
         df = np.diff(self._starts).astype(np.float32)
-        idf = np.log1p((n - df + 0.5) / (df + 0.5)).astype(np.float32)
+        idf = lucene_idf(n, df).astype(np.float32)
         lengths = np.asarray(lengths, dtype=np.float32)
         norm = K1 * (1 - B + B * lengths / (float(lengths.mean()) if n else 1.0))
         tf *= K1 + 1
@@ -131,15 +137,33 @@ class BM25Index:
 
     def idf(self, words: Sequence[str]) -> list[float]:
         """Each word's IDF here; a word the corpus never uses gets the IDF of a term in no chunk."""
+        return [float(lucene_idf(self.size, df)) for df in self.df(words)]
+
+    def df(self, terms: Sequence[str]) -> list[int]:
+        """How many chunks hold each term."""
         out = []
-        for word in words:
-            h = np.uint64(self.tokenizer.hash(word))
+        for term in terms:
+            h = np.uint64(self.tokenizer.hash(term))
             p = int(np.searchsorted(self._hashes, h)) if len(self._hashes) else 0
-            df = 0
-            if p < len(self._hashes) and self._hashes[p] == h:
-                t = self._term_ids[p]
-                df = int(self._starts[t + 1] - self._starts[t])
-            out.append(float(np.log1p((self.size - df + 0.5) / (df + 0.5))))
+            found = p < len(self._hashes) and self._hashes[p] == h
+            out.append(int(self._starts[self._term_ids[p] + 1] - self._starts[self._term_ids[p]]) if found else 0)
+        return out
+
+    def present(self, rows: np.ndarray, terms: Sequence[str]) -> list[set[str]]:
+        """For each row (a position in this index), which of these terms its chunk contains."""
+        out: list[set[str]] = [set() for _ in range(len(rows))]
+        if not len(rows) or not len(self._hashes):
+            return out
+        for term in dict.fromkeys(terms):
+            h = np.uint64(self.tokenizer.hash(term))
+            p = int(np.searchsorted(self._hashes, h))
+            if p >= len(self._hashes) or self._hashes[p] != h:
+                continue
+            t = self._term_ids[p]
+            docs = self._docs[self._starts[t] : self._starts[t + 1]]  # sorted: the transpose keeps rows in order
+            at = np.minimum(np.searchsorted(docs, rows), len(docs) - 1)
+            for i in np.flatnonzero(docs[at] == rows).tolist():
+                out[i].add(term)
         return out
 
     def search(

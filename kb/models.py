@@ -55,6 +55,8 @@ chunks = Table(
     Column("lines", JSON, nullable=False),  # [[line number, text], ...]
     Column("length", Integer, nullable=False),  # terms in the index text
     Column("terms", LargeBinary, nullable=False),  # packed (term id, tf) pairs, see kb.vocabulary.POSTING
+    Column("embedding", LargeBinary),  # int8 vector after a float32 scale, see kb.embedding.pack
+    Column("embedding_model", String(64)),  # the Embedder.name that made it; another name means re-embed
     Index("ix_kb_chunks_document_id", "document_id"),
 )
 
@@ -71,6 +73,7 @@ index_state = Table(
     Column("id", Integer, primary_key=True),
     Column("version", Integer, nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("analyzer", String(64)),  # Tokenizer.name the postings were made with; another name means re-index
 )
 
 sync_runs = Table(

@@ -1,6 +1,8 @@
 """Incremental sync of a docs folder into the index, as one transaction.
 
-Only documents whose content hash changed are re-chunked. Everything is written
+Only documents whose content hash changed are re-chunked (all of them when the
+analyzer changed), and only chunks without a vector from the current embedding
+model are embedded (all of them when the model changed). Everything is written
 in a single transaction that first takes the sync lock, so a sync killed
 halfway leaves the previous index intact and serving, and two syncs (even in two
 processes sharing one PostgreSQL) never run at once. Each run is recorded in
@@ -16,10 +18,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select, text, update
+from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, or_, select, text, update
 from sqlalchemy.exc import OperationalError
 
+from kb.chunking import Chunk, index_text
 from kb.database import SQLITE_BUSY_TIMEOUT_MS, is_sqlite
+from kb.documents import Line
+from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, pack, resolve_embedder
 from kb.models import chunks, documents, index_state, sync_runs
 from kb.prepare import PreparedDocument, prepare
 from kb.scan import DEFAULT_MAX_FILE_BYTES, Problem, SourceFile, scan
@@ -43,6 +48,7 @@ class SyncReport:
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
+    embedded: int = 0
     problems: list[Problem] = field(default_factory=list)
     chunks: int = 0
     index_version: int = 0
@@ -54,7 +60,7 @@ class SyncReport:
 
     @property
     def changed_anything(self) -> bool:
-        return bool(self.added or self.changed or self.removed)
+        return bool(self.added or self.changed or self.removed or self.embedded)
 
     def as_dict(self) -> dict:
         return {
@@ -65,6 +71,7 @@ class SyncReport:
             "changed": self.changed,
             "removed": self.removed,
             "unchanged": self.unchanged,
+            "embedded": self.embedded,
             "skipped": self.skipped,
             "chunks": self.chunks,
             "index_version": self.index_version,
@@ -86,18 +93,25 @@ def sync(
     docs_dir: Path | str,
     *,
     tokenizer: Tokenizer = DEFAULT_TOKENIZER,
+    embedder: Embedder | None = USE_DEFAULT,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     lock_timeout_s: float = 2.0,
     progress: Progress | None = None,
 ) -> SyncReport:
+    """embedder: None indexes for BM25 alone; the default is WordLlama (hybrid search)."""
     started = time.perf_counter()
     docs_dir = Path(docs_dir)
     files, problems = scan(docs_dir, max_file_bytes)  # raises DocsFolderMissing before anything is recorded
     report = SyncReport(None, "running", str(docs_dir), problems=problems)
+    try:
+        embedder = resolve_embedder(embedder)
+    except EmbedderUnavailable as e:
+        embedder = None
+        report.problems.append(Problem("(embedding model)", f"{e}; indexed for BM25 search only", "skipped"))
     report.run_id = _start_run(engine, report, lock_timeout_s)
     try:
         with sync_transaction(engine, lock_timeout_s) as conn:
-            _apply(conn, files, report, tokenizer, progress)
+            _apply(conn, files, report, tokenizer, embedder, progress)
             report.status = "ok"
             report.seconds = time.perf_counter() - started
             _finish_run(conn, report)
@@ -124,7 +138,12 @@ def sync_lock_held(engine: Engine) -> bool:
 
 
 def _apply(
-    conn: Connection, files: list[SourceFile], report: SyncReport, tokenizer: Tokenizer, progress: Progress | None
+    conn: Connection,
+    files: list[SourceFile],
+    report: SyncReport,
+    tokenizer: Tokenizer,
+    embedder: Embedder | None,
+    progress: Progress | None,
 ) -> None:
     conn.execute(
         update(sync_runs)
@@ -133,8 +152,10 @@ def _apply(
     )
     existing = {row.path: row for row in conn.execute(select(documents.c.id, documents.c.path, documents.c.content_hash))}
     seen = {f.path for f in files}
-    todo = [f for f in files if f.path not in existing or existing[f.path].content_hash != f.content_hash]
+    reindex = conn.execute(select(index_state.c.analyzer).where(index_state.c.id == 1)).scalar() != tokenizer.name
+    todo = [f for f in files if reindex or f.path not in existing or existing[f.path].content_hash != f.content_hash]
     report.unchanged = len(files) - len(todo)
+    reindexed = False
     vocabulary = Vocabulary.load(conn) if todo else Vocabulary()
 
     for done, source in enumerate(todo, 1):
@@ -145,13 +166,17 @@ def _apply(
             if old is not None:  # keep serving what the file said before it broke
                 report.problems.append(Problem(source.path, "the last good version is still served", "kept previous version"))
         elif old is None:
-            _insert_document(conn, prepared)
+            _insert_document(conn, prepared, embedder)
             report.added.append(source.path)
         else:
             conn.execute(delete(chunks).where(chunks.c.document_id == old.id))
             conn.execute(delete(documents).where(documents.c.id == old.id))
-            _insert_document(conn, prepared)
-            report.changed.append(source.path)
+            _insert_document(conn, prepared, embedder)
+            if old.content_hash != source.content_hash:
+                report.changed.append(source.path)
+            else:  # re-indexed for a new analyzer: the page itself did not change
+                report.unchanged += 1
+                reindexed = True
         if progress:
             progress(done, len(todo))
 
@@ -162,17 +187,21 @@ def _apply(
         conn.execute(delete(documents).where(documents.c.id == row.id))
         report.removed.append(row.path)
 
+    if embedder is not None:
+        report.embedded = _embed_missing(conn, embedder)
     version = index_version(conn)
-    if report.changed_anything:
+    if report.changed_anything or reindexed:
         version += 1
-        if conn.execute(update(index_state).where(index_state.c.id == 1).values(version=version, updated_at=now())).rowcount == 0:
-            conn.execute(insert(index_state).values(id=1, version=version, updated_at=now()))
+        state = {"version": version, "updated_at": now(), "analyzer": tokenizer.name}
+        if conn.execute(update(index_state).where(index_state.c.id == 1).values(**state)).rowcount == 0:
+            conn.execute(insert(index_state).values(id=1, **state))
     report.index_version = version
     report.chunks = conn.execute(select(func.count()).select_from(chunks)).scalar_one()
 
 
-def _insert_document(conn: Connection, prepared: PreparedDocument) -> None:
+def _insert_document(conn: Connection, prepared: PreparedDocument, embedder: Embedder | None) -> None:
     src, doc = prepared.source, prepared.document
+    vectors = embedder.embed([index_text(doc.title, pc.chunk) for pc in prepared.chunks]) if embedder else None
     doc_id = conn.execute(
         insert(documents)
         .values(
@@ -202,10 +231,34 @@ def _insert_document(conn: Connection, prepared: PreparedDocument) -> None:
                 "lines": [[line.number, line.text] for line in pc.chunk.lines],
                 "length": pc.length,
                 "terms": pc.terms,
+                "embedding": pack(vectors[n]) if vectors is not None else None,
+                "embedding_model": embedder.name if embedder else None,
             }
-            for pc in prepared.chunks
+            for n, pc in enumerate(prepared.chunks)
         ],
     )
+
+
+def _embed_missing(conn: Connection, embedder: Embedder, batch: int = 2000) -> int:
+    """Embed every chunk whose vector is missing or from another model; returns how many."""
+    stale = or_(chunks.c.embedding_model.is_(None), chunks.c.embedding_model != embedder.name)
+    ids = conn.execute(select(chunks.c.id).where(stale).order_by(chunks.c.id)).scalars().all()
+    for start in range(0, len(ids), batch):
+        rows = conn.execute(
+            select(chunks.c.id, chunks.c.heading, chunks.c.lines, documents.c.title)
+            .join(documents, documents.c.id == chunks.c.document_id)
+            .where(chunks.c.id.in_(ids[start : start + batch]))
+        ).all()
+        texts = [index_text(r.title, Chunk(0, r.heading, "", tuple(Line(n, t) for n, t in r.lines))) for r in rows]
+        vectors = embedder.embed(texts)
+        conn.execute(
+            update(chunks).where(chunks.c.id == bindparam("row_id")),
+            [
+                {"row_id": r.id, "embedding": pack(v), "embedding_model": embedder.name}
+                for r, v in zip(rows, vectors)
+            ],
+        )
+    return len(ids)
 
 
 def _start_run(engine: Engine, report: SyncReport, lock_timeout_s: float) -> int:

@@ -2,9 +2,11 @@
 
 Terms are stored as 64-bit hashes so that an index built in one process can be
 loaded in another without a shared vocabulary table, and so incremental syncs
-never have to coordinate term ids. The default (English stopwords dropped, no
-stemming) was chosen by recall@3 on the sample docs' question set against the
-plural and Snowball stemmers; tests/test_retrieval.py records the figures.
+never have to coordinate term ids. The default (English stopwords dropped,
+Snowball stemming) was chosen with hybrid page ranking on three docs sets
+together: stemming cost one sample question at recall@3 with BM25 alone, but
+folds "increments"/"increment" on real manuals; bench/retrieval.py prints the
+figures and tests/test_retrieval.py recomputes them.
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ class Tokenizer:
             self._stemmer = Stemmer.Stemmer("english")
         elif self.stem not in (None, "plural"):
             raise ValueError(f"unknown stemmer {self.stem!r}")
+
+    @property
+    def name(self) -> str:
+        """Stored with the index: postings made by another analyzer are rebuilt by the next sync."""
+        return f"{self.stem or 'plain'}{'-stop' if self.stopwords else ''}"
 
     def words(self, text: str) -> list[str]:
         words = [w.replace("’", "'") for w in _WORD.findall(text.lower())]
@@ -87,4 +94,4 @@ def plural_stem(word: str) -> str:
     return word[:-1]
 
 
-DEFAULT_TOKENIZER = Tokenizer()
+DEFAULT_TOKENIZER = Tokenizer(stem="snowball")

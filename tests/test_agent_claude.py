@@ -97,7 +97,7 @@ def test_the_search_budget_tells_the_model_to_answer(runtime, fake_anthropic):
 
 def test_a_search_finding_only_known_passages_says_stop_and_answer(runtime, fake_anthropic):
     fake_anthropic.then(
-        search("refund window days"), search("refund window"),
+        search("refund window days"), search("days, refund window"),
         answer(Cite("You have 30 days.", "returns", "30 days")),
     )  # fmt: skip
     a = ask(runtime, "Refund window?")

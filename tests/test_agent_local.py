@@ -24,11 +24,11 @@ def ask(rt, question, history=()):
 def test_the_sample_question_set_passes_its_thresholds(docs, db_url):
     result = run_cli(
         "eval", str(SAMPLE_EVAL), "--answerer", "local", "--docs", str(docs), "--db", db_url, "--json",
-        "--min-recall", "1.0", "--min-pass-rate", "0.65", "--min-abstention", "0.66", "--max-citation-problems", "0",
+        "--min-page-recall", "1.0", "--min-pass-rate", "0.75", "--min-abstention", "1.0", "--max-citation-problems", "0",
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     summary = json.loads(result.stdout)["summary"]
-    assert summary["questions"] == 32 and summary["recall@5"] == 1.0 and summary["citation_problems"] == 0
+    assert summary["questions"] == 32 and summary["page_recall@5"] == 1.0 and summary["citation_problems"] == 0
 
 
 def test_eval_exits_non_zero_below_a_threshold(docs, db_url):
@@ -40,7 +40,7 @@ def test_eval_exits_non_zero_below_a_threshold(docs, db_url):
 def test_a_two_page_question_quotes_and_cites_both_pages(rt):
     a = ask(rt, "How much more does a lost Pods Pro earbud cost without Care+ than with it?")
     assert a.status == "answered"
-    assert [s.path for s in a.sources] == ["help/replacement-parts.md", "help/care-plus.md"]
+    assert {s.path for s in a.sources} == {"help/replacement-parts.md", "help/care-plus.md"}
     assert "$89" in a.answer and "$39" in a.answer
     assert a.answer.startswith(INTRO.strip())
 
@@ -56,12 +56,12 @@ def test_thin_evidence_leads_to_a_search_in_the_docs_own_words(rt):
     a = ask(rt, "I dropped my earbuds somewhere in the house, how do I find them?")
     assert len(a.searches) >= 2
     first_hits = {h["chunk_id"] for h in a.searches[0].hits}
-    new_words = set(a.searches[1].query.split()) - set(a.searches[0].query.lower().replace(",", "").replace("?", "").split())
+    new_words = set(a.searches[1].query.split()) - set(rt.searcher.tokenizer.words(a.searches[0].query))
     assert new_words, "the second query adds words"
-    passage_text = " ".join(
-        line for p in rt.searcher.hits(rt.searcher.index.search(a.searches[0].query, k=5)) if p.chunk_id in first_hits for line in p.text.split()
-    ).lower()
-    assert all(w in passage_text for w in new_words), "and they come from the passages already read"
+    passage_words = {
+        w for h in rt.searcher.search(a.searches[0].query, k=5) if h.chunk_id in first_hits for w in rt.searcher.tokenizer.words(h.text)
+    }
+    assert new_words <= passage_words, "and they come from the passages already read"
     assert a.status == "answered" and "chime" in a.answer
 
 
@@ -75,7 +75,7 @@ def test_a_line_speaking_to_the_assistant_is_never_quoted(rt):
 
 def test_a_follow_up_searches_with_the_earlier_question_in_mind(rt):
     a = ask(rt, "and what about the warranty?", history=[("user", "Tell me about the Pods Pro earbuds"), ("assistant", "They have ANC.")])
-    assert "warranty" in a.searches[0].query and "earbuds" in a.searches[0].query
+    assert "warranty" in a.searches[0].query and "earbud" in a.searches[0].query
     assert a.status == "answered" and "help/warranty.md" in [s.path for s in a.sources]
 
 

@@ -1,122 +1,162 @@
-"""Retrieval quality on the sample docs' question set, and how the tokeniser was chosen.
+"""Retrieval quality: page ranking, hybrid search, the evidence rule, and the embedder.
 
-Measured on the 31 expected pages of bot/sample_eval.yaml (page-level, top 3 distinct pages):
+The method was chosen on three docs sets together (`python bench/retrieval.py` prints the full
+table): the sample docs, Git's HTML manual (206 long pages) and npm's Markdown docs (91 pages).
+One search with the question's words, page recall@5 / MRR:
 
-    tokeniser                     recall@1  recall@3   MRR
-    no stopwords, no stemming       17/31     27/31   0.731
-    stopwords, no stemming          23/31     31/31   0.855   <- chosen: best recall@3
-    no stopwords, plural stemmer    19/31     26/31   0.756
-    stopwords, plural stemmer       22/31     30/31   0.834
-    no stopwords, Snowball          20/31     26/31   0.773
-    stopwords, Snowball             24/31     30/31   0.872
+    method                                   sample        git            npm
+    BM25, no stemming, best chunk (before)   29/29 0.885   25/40 0.402    24/41 0.522
+    BM25, Snowball, best chunk               29/29 0.903   24/40 0.415    24/41 0.446
+    hybrid, Snowball, chunk RRF k=10,
+      page = best + 0.1 x (2nd + 3rd)        29/29 0.966   29/40 0.490    29/41 0.587   <- shipped
+    hybrid, decaying page sum                29/29 0.814   25/40 0.513    30/41 0.556
 
-Snowball's one miss at recall@3 is "How long does the battery last on the Pro?": it folds
-"last" with "lasts" and ranks the warranty page ("how long the warranty lasts") above the
-battery page. The test below recomputes the table, so a change to the tokeniser or the docs
-that makes the choice wrong fails here.
+The test below recomputes the sample docs' figures, so a change that makes the choice worse there fails.
 """
+
+import socket
 
 import numpy as np
 import pytest
-import yaml
-from rank_bm25 import BM25Okapi
 
-from bot.settings import SAMPLE_DOCS, SAMPLE_EVAL
-from kb.chunking import index_text
-from kb.index import BM25Index
-from kb.prepare import prepare
-from kb.scan import scan
+from bot.evaluation import found_pages, load_cases
+from bot.settings import SAMPLE_EVAL
+from kb.embedding import WORDLLAMA, WordLlamaEmbedder, default_embedder, normalize
 from kb.search import Searcher
 from kb.sync import sync
-from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
-from kb.vocabulary import Vocabulary
 
-QUESTIONS = yaml.safe_load(SAMPLE_EVAL.read_text())
-ANSWERABLE = [q for q in QUESTIONS if q["sources"]]
+CASES = [c for c in load_cases(SAMPLE_EVAL) if not c.must_abstain]
 
 
-@pytest.fixture(scope="module")
-def corpus():
-    files, _ = scan(SAMPLE_DOCS)
-    texts, paths = [], []
-    for f in files:
-        prepared, _ = prepare(f, DEFAULT_TOKENIZER, Vocabulary())
-        for pc in prepared.chunks:
-            texts.append(index_text(prepared.document.title, pc.chunk))
-            paths.append(f.path)
-    return texts, paths
+def page_figures(searcher, cases):
+    found, rr = 0, 0.0
+    for case in cases:
+        ranked = found_pages(searcher.search(case.question, k=20, min_score=0))
+        found += len(case.satisfied(ranked[:5])) == len(case.sources)
+        first = case.first_right(ranked)
+        rr += 1 / first if first else 0
+    return found, rr / len(cases)
 
 
-def top_pages(ranked_rows, paths, n=3):
-    pages: list[str] = []
-    for row in ranked_rows:
-        if paths[row] not in pages:
-            pages.append(paths[row])
-    return pages[:n]
-
-
-def recall_at(rank_fn, paths, n=3):
-    found = total = 0
-    for q in ANSWERABLE:
-        pages = top_pages(rank_fn(q["question"]), paths, n)
-        for src in q["sources"]:
-            total += 1
-            found += src in pages
-    return found, total
-
-
-def engine_ranker(index):
-    return lambda question: [h.chunk_id for h in index.search(question, k=30)]
-
-
-@pytest.mark.parametrize("question", ANSWERABLE, ids=lambda q: q["question"][:50])
-def test_expected_pages_are_in_the_top_three(engine, docs, question):
+@pytest.fixture
+def synced(engine, docs):
     sync(engine, docs)
-    hits = Searcher(engine).search(question["question"], k=15)
-    pages = list(dict.fromkeys(h.path for h in hits))[:3]
-    for src in question["sources"]:
-        assert src in pages
+    return engine
 
 
-def test_the_default_tokeniser_has_the_best_recall_of_the_candidates(corpus):
-    texts, paths = corpus
-    figures = {}
-    for stem in (None, "plural", "snowball"):
-        for stop in (False, True):
-            tokenizer = Tokenizer(stem=stem, stopwords=stop)
-            figures[(stem, stop)] = recall_at(engine_ranker(BM25Index.from_texts(texts, tokenizer=tokenizer)), paths)[0]
-    chosen = (DEFAULT_TOKENIZER.stem, DEFAULT_TOKENIZER.stopwords)
-    assert figures[chosen] == max(figures.values()), figures
-    assert figures == {
-        (None, False): 27, (None, True): 31, ("plural", False): 26,
-        ("plural", True): 30, ("snowball", False): 26, ("snowball", True): 30,
-    }  # fmt: skip
+def test_hybrid_page_ranking_finds_every_sample_page_and_ranks_better_than_bm25(synced):
+    hybrid = page_figures(Searcher(synced), CASES)
+    bm25 = page_figures(Searcher(synced, embedder=None), CASES)
+    assert hybrid[0] == len(CASES)
+    assert hybrid[1] >= 0.95 and hybrid[1] > bm25[1], (hybrid, bm25)
 
 
-def test_recall_is_at_least_rank_bm25s_with_the_same_tokens(corpus):
-    texts, paths = corpus
-    okapi = BM25Okapi([DEFAULT_TOKENIZER.words(t) for t in texts])
+def test_a_long_page_whose_words_are_spread_over_sections_beats_a_page_with_one_good_section(engine, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    sections = "\n\n".join(
+        f"## Part {n}\n\nThe {word} setting is described here with other words about part {n}."
+        for n, word in enumerate(["proxy", "timeout", "retries", "proxy timeout", "retries proxy"])
+    )
+    (docs / "network.md").write_text(f"# Network\n\n{sections}\n")
+    (docs / "other.md").write_text("# Other\n\n## Proxy\n\nA proxy timeout retries once.\n\n## More\n\nUnrelated text.\n")
+    for n in range(6):
+        (docs / f"filler{n}.md").write_text(f"# Filler {n}\n\nNothing about networks at all, page {n}.\n")
+    sync(engine, docs, embedder=None)
+    searcher = Searcher(engine, embedder=None)
+    pages = found_pages(searcher.search("proxy timeout retries", k=10, min_score=0))
+    assert pages[0] == "network.md"
 
-    def okapi_ranker(question):
-        scores = okapi.get_scores(DEFAULT_TOKENIZER.words(question))
-        return list(np.argsort(-scores, kind="stable")[:30])
 
-    ours, total = recall_at(engine_ranker(BM25Index.from_texts(texts)), paths)
-    theirs, _ = recall_at(okapi_ranker, paths)
-    assert ours >= theirs
-    assert ours == total
+def test_hybrid_finds_a_page_that_shares_no_word_with_the_question(synced):
+    hits = Searcher(synced).search("Is the smartwatch waterproof?", k=5, min_score=0)
+    water = [h for h in hits if h.path == "help/water-resistance.rst"]
+    assert water and water[0].bm25_rank is None and water[0].dense_rank == 1
+    assert Searcher(synced, embedder=None).search("Is the smartwatch waterproof?", k=5, min_score=0) == []
 
 
-def test_top_five_mostly_agrees_with_rank_bm25(corpus):
-    """Same ranking family: the two engines differ only in IDF for very common terms."""
-    texts, _ = corpus
-    okapi = BM25Okapi([DEFAULT_TOKENIZER.words(t) for t in texts])
-    index = BM25Index.from_texts(texts)
-    overlaps = []
-    for q in QUESTIONS:
-        scores = okapi.get_scores(DEFAULT_TOKENIZER.words(q["question"]))
-        theirs = {int(i) for i in np.argsort(-scores, kind="stable")[:5] if scores[i] > 0}
-        ours = {h.chunk_id for h in index.search(q["question"], k=5)}
-        if theirs:
-            overlaps.append(len(ours & theirs) / len(theirs))
-    assert np.mean(overlaps) >= 0.8, np.mean(overlaps)
+def test_a_four_page_folder_answers_what_its_pages_say_and_nothing_else(engine, tmp_path):
+    docs = tmp_path / "tiny"
+    docs.mkdir()
+    (docs / "refunds.md").write_text("# Refunds\n\nRefunds reach your card in 5 to 7 business days after we get the item.\n")
+    (docs / "shipping.md").write_text("# Shipping\n\nStandard shipping is free; express shipping costs $9.\n")
+    (docs / "returns.md").write_text("# Returns\n\nYou can return any item within 30 days of delivery.\n")
+    (docs / "contact.md").write_text("# Contact\n\nEmail support@example.com, Monday to Friday.\n")
+    sync(engine, docs)
+    searcher = Searcher(engine)
+    assert searcher.search("how fast do refunds arrive?")[0].path == "refunds.md"
+    assert searcher.search("what does shipping cost?")[0].path == "shipping.md"
+    assert searcher.search("What is the vacation policy?") == []
+    assert searcher.unknown_words("What is the vacation policy?") == ["vacation"]
+
+
+def test_a_generic_word_alone_is_not_evidence_on_a_large_folder(synced):
+    searcher = Searcher(synced)
+    assert searcher.search("How many vacation days do I get?") == []
+    assert searcher.search("How many days until the refund shows up on my card?")[0].path == "help/returns-and-refunds.md"
+
+
+def test_the_embedder_loads_and_embeds_with_the_network_refused(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise OSError("network refused by the test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    vectors = WordLlamaEmbedder().embed(["refund window", "money back", "firmware update"])
+    assert vectors.shape == (3, 256)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]  # it means something
+
+
+class Truncated:
+    """A second real model: WordLlama's first 64 dimensions (Matryoshka-trained), under another name."""
+
+    name = "wordllama-l2_supercat-64"
+    dim = 64
+
+    def embed(self, texts):
+        return normalize(default_embedder().embed(texts)[:, :64])
+
+
+class BreaksAfter:
+    """The default model, failing after some documents, as a sync killed mid-embedding does."""
+
+    def __init__(self, calls):
+        self.name, self.dim, self.calls = WORDLLAMA, 256, calls
+
+    def embed(self, texts):
+        self.calls -= 1
+        if self.calls < 0:
+            raise MemoryError("killed mid-embedding")
+        return default_embedder().embed(texts)
+
+
+def stored_models(engine):
+    from sqlalchemy import select
+
+    from kb.models import chunks
+
+    with engine.connect() as conn:
+        return sorted(set(conn.execute(select(chunks.c.embedding_model)).scalars()))
+
+
+def test_changing_the_embedding_model_re_embeds_every_chunk_on_the_next_sync(synced, docs):
+    first = sync(synced, docs)
+    assert first.embedded == 0 and stored_models(synced) == [WORDLLAMA]
+    again = sync(synced, docs, embedder=Truncated())
+    assert again.embedded == again.chunks and again.index_version == first.index_version + 1
+    assert stored_models(synced) == [Truncated.name]
+    hits = Searcher(synced, embedder=Truncated()).search("Is the smartwatch waterproof?", min_score=0)
+    assert hits and hits[0].dense_rank is not None
+
+
+def test_a_sync_killed_mid_embedding_leaves_the_old_index_and_vectors_serving(synced, docs):
+    searcher = Searcher(synced, recheck_seconds=0)
+    before = [h.chunk_id for h in searcher.search("refund window")]
+    (docs / "help" / "gift-cards.md").write_text("# Gift cards\n\nGift cards never expire.\n")
+    (docs / "help" / "loyalty.md").write_text("# Loyalty\n\nPoints never expire either.\n")
+    with pytest.raises(MemoryError):
+        sync(synced, docs, embedder=BreaksAfter(calls=1))
+    assert stored_models(synced) == [WORDLLAMA]
+    assert searcher.search("gift cards") == []
+    assert [h.chunk_id for h in searcher.search("refund window")] == before

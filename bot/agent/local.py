@@ -18,6 +18,7 @@ from collections import Counter
 from bot.agent.loop import Draft, Reply
 from bot.agent.tools import CALCULATOR, SEARCH_DOCS, ToolCall, Toolbox, ToolResult
 from bot.agent.types import Citation, Segment
+from kb.coverage import docs_weights, question_words
 from kb.screening import speaks_to_assistant
 from kb.tokens import plural_stem
 
@@ -104,7 +105,7 @@ class LocalAnswerer:
         context = context if len(self.terms) <= 4 else []
         self.query = " ".join([question, *context]) if context else question
         targets = [t for t in self.terms + context if t not in QUESTION_WORDS]
-        self.weights = dict(zip(targets, self.index.idf(targets)))
+        self.weights = self._rarity_weights(question, targets)
         for t in context:  # the follow-up's own words matter most
             self.weights[t] *= 0.5
         self.stems = {t: plural_stem(t) for t in self.weights}
@@ -116,6 +117,15 @@ class LocalAnswerer:
         self.started = False
         self.stalled = False
         self.value: str | None = None
+
+    def _rarity_weights(self, question: str, targets: list[str]) -> dict[str, float]:
+        """Rare in English and rare in these docs (kb.coverage): the same weights the evidence rule uses."""
+        words = [w for w in question_words(question, self.index.tokenizer) if w.term in targets]
+        known = {w.term for w in words}
+        extra = [t for t in targets if t not in known]  # a follow-up's context words
+        weights = docs_weights(words, dict(zip([w.term for w in words], self.index.bm25.df([w.term for w in words]))), self.index.bm25.size)
+        weights.update(zip(extra, (i / 2 for i in self.index.idf(extra))))
+        return {t: weights[t] for t in targets if t in weights}
 
     def step(self) -> Reply:
         if not self.started:
@@ -161,14 +171,13 @@ class LocalAnswerer:
         return got / total
 
     def _passages(self):
-        """Passages read so far with their relevance: coverage of the question, tempered by BM25 rank."""
+        """Passages read so far with their relevance: coverage of the question, tempered by search rank."""
         passages = self.toolbox.ledger.passages
-        top = max((p.hit.score for p in passages), default=1.0) or 1.0
         for p in passages:
             if p.index not in self._passage_words:  # passages never change: read each once
                 self._passage_words[p.index] = self._words(" ".join([p.title, *p.blocks]))
             cover = self._coverage(self._passage_words[p.index])
-            yield cover * (0.5 + 0.5 * p.hit.score / top), cover, p
+            yield cover * (0.5 + 0.5 / (1 + 0.25 * p.index)), cover, p  # the ledger keeps the ranked order
 
     def _candidates(self):
         """Quotable lines of the most relevant passages: (score, passage, block index)."""

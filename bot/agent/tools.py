@@ -143,7 +143,8 @@ class Toolbox:
         self.searches.append(
             SearchRecord(
                 query, collection,
-                [{"chunk_id": h.chunk_id, "path": h.path, "title": h.title, "heading": h.heading, "score": round(h.score, 4)} for h in hits],
+                [{"chunk_id": h.chunk_id, "path": h.path, "title": h.title, "heading": h.heading, "score": round(h.score, 4),
+                  "bm25_rank": h.bm25_rank, "dense_rank": h.dense_rank} for h in hits],
                 ms,
             )
         )  # fmt: skip
@@ -153,7 +154,11 @@ class Toolbox:
         if not new:
             return ToolResult.text(call, f"All {len(hits)} passages found were already shown above.", stalled=True)
         observation = "; ".join(f"{p.title} ({p.hit.path}, {p.hit.score:.2f})" for p in new)
-        return ToolResult(call, [p.search_result_block() for p in new], f"{len(new)} new: {observation}")
+        result = ToolResult(call, [p.search_result_block() for p in new], f"{len(new)} new: {observation}")
+        missing = [w for w in dict.fromkeys(w for p in new for w in p.hit.missing) if all(w in p.hit.missing for p in new)]
+        if missing:  # the signal to judge coverage by: what the question asks that no passage mentions
+            result = result.with_note(f"None of these passages mentions: {', '.join(missing)}.")
+        return result
 
     def _nothing_found(self, query: str, collection: str | None, scope: list[str]) -> str:
         weak = self.searcher.search(query, k=3, collections=[collection] if collection else scope, min_score=0)
@@ -164,6 +169,9 @@ class Toolbox:
             ) + ". Try the words those headings use, or other words for the same thing."
         else:
             hint = " No section shares a word with it. Try other words for the same thing."
+        unknown = self.searcher.unknown_words(query)
+        if unknown:
+            hint += f" The docs never use the word{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}."
         return f"No passage matched {query!r} well enough to count as evidence.{hint}"
 
     def calculator(self, call: ToolCall) -> ToolResult:

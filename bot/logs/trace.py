@@ -6,6 +6,13 @@ import json
 import textwrap
 
 
+def ranks(hit: dict) -> str:
+    """Why a hit came up: its rank by BM25 and by dense similarity ("-" where that ranking missed it)."""
+    if "bm25_rank" not in hit:  # logged before hybrid search
+        return ""
+    return f"bm25 {hit.get('bm25_rank') or '-'} dense {hit.get('dense_rank') or '-'}"
+
+
 def render_trace(t: dict) -> str:
     out = []
     where = " ".join(x for x in (t["source"], t.get("channel") or "", t.get("user_id") or "", t.get("thread_ts") or "") if x)
@@ -24,7 +31,7 @@ def render_trace(t: dict) -> str:
         scope = f" in {s['collection']}" if s.get("collection") else ""
         out.append(f"Search {n}: {s['query']!r}{scope}  ({len(s['hits'])} hits, {s['ms']:.1f} ms)")
         for h in s["hits"]:
-            out.append(f"    {h['score']:7.2f}  {h['heading']}  [{h['path']}]")
+            out.append(f"    {h['score']:7.2f}  {ranks(h):<16}  {h['heading']}  [{h['path']}]")
         if not s["hits"]:
             out.append("    (nothing scored as evidence)")
     out.append("")

@@ -1,0 +1,131 @@
+"""Retrieval and answer figures on two real public docs sets no one here wrote, and the sample docs.
+
+    python bench/retrieval.py [--cache DIR] [--skip-answers]
+
+The docs sets come from the package registries this machine reaches, pinned:
+- Git's HTML manual (Debian's git-doc: 206 long pages), fetched with `apt-get download`;
+- npm's own Markdown docs (the docs/content folder of the npm package: 91 pages with front matter),
+  fetched with `npm pack`.
+Questions: bench/realdocs/*.yaml (informal, typos, not the docs' words, some on two pages, 9 and 8 the
+docs do not cover). Each method is scored on one search with the question (page recall@5, MRR),
+and the shipped method also through the local answerer (answer pass rate, abstention).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bot.database import open_database
+from bot.evaluation import MRR_DEPTH, evaluate, found_pages, load_cases
+from bot.runtime import Runtime
+from bot.settings import SAMPLE_DOCS, SAMPLE_EVAL, load_settings
+from kb.search import Searcher
+from kb.sync import sync
+from kb.tokens import Tokenizer
+
+HERE = Path(__file__).resolve().parent
+GIT_DOC = "git-doc"
+NPM = "npm@11.19.1"
+
+
+def fetch_git(cache: Path) -> Path:
+    target = cache / "git"
+    if not target.exists():
+        work = Path(tempfile.mkdtemp(dir=cache))
+        subprocess.run(["apt-get", "download", GIT_DOC], cwd=work, check=True, capture_output=True)
+        deb = next(work.glob("git-doc_*.deb"))
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(work / "root")], check=True)
+        target.mkdir()
+        for page in (work / "root/usr/share/doc/git/html").glob("*.html"):
+            shutil.copy(page.resolve(), target / page.name)
+        shutil.rmtree(work)
+    return target
+
+
+def fetch_npm(cache: Path) -> Path:
+    target = cache / "npm"
+    if not target.exists():
+        work = Path(tempfile.mkdtemp(dir=cache))
+        subprocess.run(["npm", "pack", NPM, "--silent"], cwd=work, check=True, capture_output=True)
+        with tarfile.open(next(work.glob("npm-*.tgz"))) as tar:
+            tar.extractall(work, filter="data")
+        shutil.copytree(work / "package/docs/content", target)
+        shutil.rmtree(work)
+    return target
+
+
+def figures(searcher: Searcher, cases, k: int = 5) -> tuple[int, int, float]:
+    answerable = [c for c in cases if not c.must_abstain]
+    found, rr = 0, 0.0
+    for case in answerable:
+        ranked = found_pages(searcher.search(case.question, k=MRR_DEPTH, min_score=0))
+        found += len(case.satisfied(ranked[:k])) == len(case.sources)
+        first = case.first_right(ranked)
+        rr += 1 / first if first else 0.0
+    return found, len(answerable), rr / len(answerable)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "supportbot-realdocs", help="Where the fetched docs sets are kept between runs.")
+    parser.add_argument("--skip-answers", action="store_true", help="Score retrieval only, not the local answerer.")
+    args = parser.parse_args()
+    args.cache.mkdir(parents=True, exist_ok=True)
+    corpora = [
+        ("sample", SAMPLE_DOCS, SAMPLE_EVAL),
+        ("git", fetch_git(args.cache), HERE / "realdocs/git.yaml"),
+        ("npm", fetch_npm(args.cache), HERE / "realdocs/npm.yaml"),
+    ]
+    work = Path(tempfile.mkdtemp())
+    rows: dict[str, dict[str, str]] = {}
+    answers: dict[str, str] = {}
+    for name, docs, questions in corpora:
+        cases = load_cases(questions)
+        plain = open_database(f"sqlite:///{work / name}-plain.db")
+        sync(plain, docs, tokenizer=Tokenizer(), embedder=None)
+        started = time.perf_counter()
+        stemmed = open_database(f"sqlite:///{work / name}.db")
+        report = sync(stemmed, docs)
+        print(f"{name}: {report.chunks} chunks from {len(report.added)} pages, synced with vectors in {time.perf_counter() - started:.1f} s", flush=True)
+        methods = {
+            "BM25, no stemming, best chunk (before)": Searcher(plain, tokenizer=Tokenizer(), embedder=None, page_bonus=0),
+            "BM25, Snowball, best chunk": Searcher(stemmed, embedder=None, page_bonus=0),
+            "BM25, Snowball, page ranking": Searcher(stemmed, embedder=None),
+            "hybrid, best chunk": Searcher(stemmed, page_bonus=0),
+            "hybrid, page ranking (shipped)": Searcher(stemmed),
+        }
+        for label, searcher in methods.items():
+            found, total, mrr = figures(searcher, cases)
+            rows.setdefault(label, {})[name] = f"{found}/{total} {mrr:.3f}"
+        if not args.skip_answers:
+            rt = Runtime(load_settings(database_url=f"sqlite:///{work / name}.db", docs_dir=docs))
+            result = evaluate(cases, lambda q: rt.ask(q, answerer="local", origin={"source": "eval"}), k=5)
+            abstain = [o for o in result.outcomes if o.case.must_abstain]
+            cited = sum(bool(o.case.satisfied(s.path for s in o.answer.sources)) for o in result.answerable)
+            answers[name] = (
+                f"cites a right page {cited}/{len(result.answerable)}, pass {result.pass_rate:.3f}, "
+                f"abstains {sum(o.passed for o in abstain)}/{len(abstain)}, p50 latency "
+                f"{sorted(o.answer.latency_ms for o in result.outcomes)[len(result.outcomes) // 2]:.0f} ms"
+            )
+    names = [c[0] for c in corpora]
+    print(f"\npage recall@5 and MRR of one search with the question\n{'method':<42}" + "".join(f"{n:>16}" for n in names))
+    for label, by in rows.items():
+        print(f"{label:<42}" + "".join(f"{by.get(n, '-'):>16}" for n in names))
+    if answers:
+        print("\nlocal answerer, shipped search")
+        for name, line in answers.items():
+            print(f"  {name:<8} {line}")
+    shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()
