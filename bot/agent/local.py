@@ -123,7 +123,8 @@ class LocalAnswerer:
         words = [w for w in question_words(question, self.index.tokenizer) if w.term in targets]
         known = {w.term for w in words}
         extra = [t for t in targets if t not in known]  # a follow-up's context words
-        weights = docs_weights(words, dict(zip([w.term for w in words], self.index.bm25.df([w.term for w in words]))), self.index.bm25.size)
+        terms = [w.term for w in words]
+        weights = docs_weights(words, dict(zip(terms, self.index.bm25.df(terms))), self.index.bm25.size)
         weights.update(zip(extra, (i / 2 for i in self.index.idf(extra))))
         return {t: weights[t] for t in targets if t in weights}
 
