@@ -32,6 +32,7 @@ class Settings(BaseSettings):
     anthropic_max_retries: int = Field(2, alias="ANTHROPIC_MAX_RETRIES", ge=0)
     max_searches: int = Field(4, alias="AGENT_MAX_SEARCHES", ge=1)
     max_turns: int = Field(6, alias="AGENT_MAX_TURNS", ge=1)
+    answer_fallback: Literal["local", "none"] = Field("local", alias="ANSWER_FALLBACK")
 
     # Slack
     slack_bot_token: SecretStr | None = Field(None, alias="SLACK_BOT_TOKEN")

@@ -148,7 +148,8 @@ def test_overloaded_then_success_is_retried_by_the_sdk(runtime, fake_anthropic):
 
 
 @pytest.mark.parametrize("status,kind", [(529, "overloaded_error"), (429, "rate_limit_error"), (500, "api_error")])
-def test_a_busy_api_becomes_a_short_reason_and_a_logged_error(runtime, fake_anthropic, status, kind):
+def test_a_busy_api_becomes_a_short_reason_and_a_logged_error_without_fallback(runtime, fake_anthropic, status, kind):
+    runtime.settings.answer_fallback = "none"
     fake_anthropic.then(error(status, kind, "try later"))
     a = ask(runtime, "Rate limit?")
     assert a.status == "error"
@@ -158,12 +159,14 @@ def test_a_busy_api_becomes_a_short_reason_and_a_logged_error(runtime, fake_anth
 
 
 def test_a_bad_key_is_not_called_busy(runtime, fake_anthropic):
+    runtime.settings.answer_fallback = "none"
     fake_anthropic.then(error(401, "authentication_error", "invalid x-api-key"))
     a = ask(runtime, "Rate limit?")
     assert a.status == "error" and "couldn't reach the language model" in a.answer
 
 
 def test_an_unreachable_api_is_an_error_not_a_traceback(runtime, fake_anthropic):
+    runtime.settings.answer_fallback = "none"
     fake_anthropic.stop()
     a = ask(runtime, "Rate limit?")
     assert a.status == "error" and "busy" in a.answer
@@ -294,7 +297,37 @@ def test_a_model_that_times_out_is_called_busy(runtime, fake_anthropic):
         return reply
 
     runtime.settings.anthropic_timeout_s = 0.5
+    runtime.settings.answer_fallback = "none"
     fake_anthropic.then(too_slow)
     a = ask(runtime, "Rate limit?")
     assert a.status == "error" and "busy" in a.answer
     assert "APITimeoutError" in a.error
+
+
+def test_an_overloaded_model_falls_back_to_labelled_lines_from_the_docs(runtime, fake_anthropic):
+    fake_anthropic.then(error(529, "overloaded_error", "Overloaded"))
+    a = ask(runtime, "How many API requests can I make per minute?")
+    assert a.status == "answered" and a.answerer == "local"
+    assert a.answer.startswith("The language model is unavailable, so these are the matching lines from the docs.")
+    assert "600" in a.answer and a.sources[0].path == "api/rate-limits.md"
+    assert "anthropic 529 overloaded_error" in a.error
+    assert any(p["kind"] == "model_fallback" for p in a.problems)
+
+
+def test_a_timed_out_model_falls_back_to_the_docs(runtime, fake_anthropic):
+    def too_slow(req):
+        reply = search("rate limits")(req)
+        reply.delay_s = 2.0
+        return reply
+
+    runtime.settings.anthropic_timeout_s = 0.5
+    fake_anthropic.then(too_slow)
+    a = ask(runtime, "How many API requests can I make per minute?")
+    assert a.status == "answered" and "APITimeoutError" in a.error
+    assert a.answer.startswith("The language model is unavailable")
+
+
+def test_a_fallback_that_finds_nothing_gives_the_models_reason(runtime, fake_anthropic):
+    fake_anthropic.then(error(529, "overloaded_error", "Overloaded"))
+    a = ask(runtime, "What is the vacation policy?")
+    assert a.status == "error" and "busy" in a.answer and not a.sources

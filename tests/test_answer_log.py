@@ -32,6 +32,7 @@ def test_a_question_is_logged_with_its_searches_and_citations(runtime, fake_anth
 
 
 def test_a_failed_model_call_is_logged_with_its_reason_and_no_secret(runtime, fake_anthropic):
+    runtime.settings.answer_fallback = "none"
     fake_anthropic.then(error(529, "overloaded_error", "Overloaded"))
     runtime.ask("Rate limit?", answerer="claude")
     [q] = rows(runtime.engine, questions)

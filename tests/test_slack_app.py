@@ -124,7 +124,8 @@ def test_a_restricted_channel_never_cites_a_hidden_collection(fake_slack, bot_en
 
 def test_a_model_failure_puts_a_reason_in_the_thread_and_logs_the_error(fake_slack, bot_env, start_bot, fake_anthropic):
     fake_anthropic.then(error(529, "overloaded_error", "Overloaded"))
-    bot = start_bot(bot_env | {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": fake_anthropic.url, "ANTHROPIC_MAX_RETRIES": "0"})
+    env = {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": fake_anthropic.url, "ANTHROPIC_MAX_RETRIES": "0", "ANSWER_FALLBACK": "none"}
+    bot = start_bot(bot_env | env)
     msg = mention(fake_slack, bot, "How much is express delivery?")
     [reply] = answers(fake_slack, msg)
     assert "busy" in reply["text"]
@@ -132,6 +133,21 @@ def test_a_model_failure_puts_a_reason_in_the_thread_and_logs_the_error(fake_sla
     with engine.connect() as conn:
         row = conn.execute(select(questions).where(questions.c.thread_ts == msg["ts"])).mappings().one()
     assert row["status"] == "error" and "529" in row["error"] and row["channel"] == "C_GENERAL"
+    engine.dispose()
+
+
+def test_an_overloaded_model_gets_a_labelled_answer_from_the_docs_in_the_thread_and_log(fake_slack, bot_env, start_bot, fake_anthropic):
+    fake_anthropic.then(error(529, "overloaded_error", "Overloaded"))
+    bot = start_bot(bot_env | {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": fake_anthropic.url, "ANTHROPIC_MAX_RETRIES": "0"})
+    msg = mention(fake_slack, bot, "How much is express delivery?")
+    [reply] = answers(fake_slack, msg)
+    assert "The language model is unavailable, so these are the matching lines from the docs." in all_text(reply)
+    assert "shipping" in all_text(reply)
+    engine = create_engine(bot_env["DATABASE_URL"])
+    with engine.connect() as conn:
+        row = conn.execute(select(questions).where(questions.c.thread_ts == msg["ts"])).mappings().one()
+    assert row["status"] == "answered" and row["answerer"] == "local" and "529" in row["error"]
+    assert row["answer"].startswith("The language model is unavailable")
     engine.dispose()
 
 

@@ -9,7 +9,7 @@ import anthropic
 
 from bot.agent.citations import numbers_in, render, verify
 from bot.agent.claude import ClaudeAnswerer, ModelFailure, make_client
-from bot.agent.local import LocalAnswerer
+from bot.agent.local import INTRO, LocalAnswerer
 from bot.agent.loop import run
 from bot.agent.tools import Toolbox
 from bot.agent.types import Answer, Source
@@ -20,6 +20,7 @@ NOT_COVERED = "I couldn't find this in the docs."
 OUT_OF_STEPS = "I ran out of steps before I could put an answer together from the docs."
 REFUSED = "I can't help with that request."
 EMPTY = "Ask me a question about the docs, for example: how long is the warranty?"
+FALLBACK = "The language model is unavailable, so these are the matching lines from the docs."
 
 
 def choose_answerer(settings: Settings, requested: str | None = None) -> str:
@@ -57,12 +58,20 @@ def answer(
         bot = LocalAnswerer()
 
     result = Answer(question, "answered", "", kind, model=bot.model)
+    failure: ModelFailure | None = None
     try:
         draft = run(bot, question, list(history), toolbox, settings.max_turns)
     except ModelFailure as e:
-        draft, result.status, result.answer, result.error = None, "error", e.user_message, e.detail
+        failure, draft, result.error = e, None, e.detail
+        if settings.answer_fallback == "local":  # the docs may still answer: quote them, and say so
+            result.problems.append({"kind": "model_fallback", "error": e.detail})
+            toolbox = Toolbox(searcher, max_searches=settings.max_searches, allowed_collections=collections)
+            bot, result.answerer = LocalAnswerer(), "local"
+            draft = run(bot, question, list(history), toolbox, settings.max_turns)
 
-    if result.status != "error":
+    if failure is not None and draft is None:
+        result.status, result.answer = "error", failure.user_message
+    else:
         if draft is None:
             result.status, result.answer = "budget_exhausted", OUT_OF_STEPS
             result.problems.append({"kind": "turn_budget_exhausted", "turns": settings.max_turns})
@@ -77,7 +86,9 @@ def answer(
             if draft.stop in ("max_tokens", "empty"):
                 result.problems.append({"kind": draft.stop, "note": draft.note})
             if verified.has_sourced_claim or (toolbox.calculations and text):
-                result.answer = text
+                result.answer = text if failure is None else FALLBACK + "\n" + text.removeprefix(INTRO)
+            elif failure is not None:  # nothing to quote either: the model's failure is the reason to give
+                result.status, result.answer = "error", failure.user_message
             else:
                 result.status, result.answer = "abstained", NOT_COVERED
                 if draft.note:
