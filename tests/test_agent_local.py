@@ -85,6 +85,19 @@ def test_arithmetic_goes_to_the_calculator(rt):
     assert [s.tool for s in a.steps] == ["calculator"]
 
 
+def test_a_discount_question_is_computed_with_no_search(rt):
+    a = ask(rt, "what's 15% off an $80 order?")
+    assert a.status == "answered" and a.answer == "80 - 15% of 80 = 68"
+    assert [s.tool for s in a.steps] == ["calculator"] and not a.searches
+
+
+def test_table_rows_are_quoted_under_their_header_once(rt):
+    a = ask(rt, "what do error codes 401 and 403 and 404 mean")
+    assert a.status == "answered"
+    assert a.answer.count("| Status | Code | Meaning |") == 1 and a.answer.count("|---|") == 1
+    assert all(code in a.answer for code in ("| 401 |", "| 403 |", "| 404 |"))
+
+
 def test_an_empty_question_gets_a_usage_hint(rt):
     a = ask(rt, "   ")
     assert a.status == "abstained" and a.answer.startswith("Ask me a question about the docs")

@@ -45,10 +45,18 @@ _ASKS_FOR_A_NUMBER = re.compile(
 _ASKS_TO_COMPUTE = re.compile(r"^\s*(what(?:'s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*\d|%\s*of\b", re.I)
 
 
+_PCT, _AMOUNT = r"(\d+(?:\.\d+)?)\s*%", r"\$?(\d[\d,]*(?:\.\d+)?)"
+_ARTICLE = r"(?:(?:a|an|the|my|our|your)\s+)?"
+_DISCOUNT = re.compile(rf"{_PCT}\s*(?:off|discount\s+on|less\s+than)\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE)
+_MARKUP = re.compile(rf"{_AMOUNT}\s+(?:plus|with|\+)\s+{_PCT}", re.IGNORECASE)
+
+
 def arithmetic_in(question: str) -> str | None:
-    """The arithmetic expression a question asks to compute, if it asks one."""
+    """The arithmetic expression a question asks to compute, if it asks one ("15% off $80": 80 - 15% of 80)."""
     if not _ASKS_TO_COMPUTE.search(question):
         return None
+    question = _DISCOUNT.sub(lambda m: f"{m[2]} - {m[1]}% of {m[2]}", question)
+    question = _MARKUP.sub(lambda m: f"{m[1]} + {m[2]}% of {m[1]}", question)
     found = [m.group(0) for m in _EXPRESSION.finditer(question)]
     return max(found, key=len).strip() if found else None
 
@@ -227,24 +235,26 @@ class LocalAnswerer:
                 break
             if self._adds_something(chosen, cand):
                 chosen.append(cand)
-        segments = [Segment(INTRO)]
+        segments, headed = [Segment(INTRO)], set()
         for _, p, i in sorted(chosen, key=lambda c: (c[1].index, c[2])):
-            segments.append(self._quote(p, i))
+            header = header_of(p.blocks, i)
+            segments.append(self._quote(p, i, None if (p.index, header) in headed else header))
             segments.append(Segment("\n"))
+            headed.add((p.index, header))
         return Draft(segments)
 
     @staticmethod
-    def _quote(p, i: int) -> Segment:
-        """One cited line; a table row comes with its table's header, cited too, so its cells keep their meaning."""
+    def _quote(p, i: int, header: int | None) -> Segment:
+        """One cited line; a table's first quoted row comes with the table's header, cited too, so its cells keep
+        their meaning (later rows of the same table follow it without repeating the header)."""
         text = p.blocks[i]
-        header = header_of(p.blocks, i)
-        if header is None:
-            return Segment(f"> {text}", (Citation(p.index, i, i + 1, text, p.source),))
-        head = p.blocks[header : header + 2]
-        return Segment(
-            "\n".join([*head, text]),
-            (Citation(p.index, header, header + 2, "".join(head), p.source), Citation(p.index, i, i + 1, text, p.source)),
-        )
+        row = Citation(p.index, i, i + 1, text, p.source)
+        if text.startswith("|"):
+            if header is None:
+                return Segment(text, (row,))
+            head = p.blocks[header : header + 2]
+            return Segment("\n".join([*head, text]), (Citation(p.index, header, header + 2, "".join(head), p.source), row))
+        return Segment(f"> {text}", (row,))
 
     def _adds_something(self, chosen, cand) -> bool:
         """A further line must bring a question word the chosen lines lack, or come from another page that is
