@@ -94,7 +94,7 @@ def test_a_discount_question_is_computed_with_no_search(rt):
 def test_table_rows_are_quoted_under_their_header_once(rt):
     a = ask(rt, "what do error codes 401 and 403 and 404 mean")
     assert a.status == "answered"
-    assert a.answer.count("| Status | Code | Meaning |") == 1 and a.answer.count("|---|") == 1
+    assert a.answer.count("| Status | Code | Meaning |") == 1 and a.answer.count("|---|---|---|") == 1
     assert all(code in a.answer for code in ("| 401 |", "| 403 |", "| 404 |"))
 
 
