@@ -29,6 +29,7 @@ from kb.models import chunks, documents, index_state, sync_runs
 from kb.prepare import PreparedDocument, prepare
 from kb.scan import DEFAULT_MAX_FILE_BYTES, Problem, SourceFile, scan
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
+from kb.twins import drop_format_twins
 from kb.vocabulary import Vocabulary
 
 SYNC_LOCK_ID = 7_391_002  # PostgreSQL advisory lock id
@@ -102,6 +103,8 @@ def sync(
     started = time.perf_counter()
     docs_dir = Path(docs_dir)
     files, problems = scan(docs_dir, max_file_bytes)  # raises DocsFolderMissing before anything is recorded
+    files, twins = drop_format_twins(files)
+    problems += twins
     report = SyncReport(None, "running", str(docs_dir), problems=problems)
     try:
         embedder = resolve_embedder(embedder)

@@ -76,3 +76,30 @@ def test_plain_text_is_one_section_titled_by_file_name():
     doc = load_text("first\n\nsecond\n", "release-notes")
     assert doc.title == "Release notes"
     assert [(line.number, line.text) for line in doc.sections[0].lines] == [(1, "first"), (3, "second")]
+
+
+def all_text(doc):
+    return " ".join([doc.title] + [s.heading for s in doc.sections] + [line.text for s in doc.sections for line in s.lines])
+
+
+def test_markdown_comments_and_html_blocks_leave_only_their_words():
+    doc = load_markdown(
+        "# fs\n\n## Promises API <!-- anchor -->\n\n<!-- YAML\nadded: v10.0.0\n-->\n\n"
+        "The API is async. <!-- note -->\n\n<div align=\"center\"><b>Warning:</b> be careful</div>\n", "fs"
+    )  # fmt: skip
+    assert "<" not in all_text(doc) and "YAML" not in all_text(doc)
+    assert [line.text for line in doc.sections[-1].lines] == ["The API is async.", "Warning: be careful"]
+
+
+def test_markdown_code_blocks_keep_their_markup():
+    doc = load_markdown("# Page\n\n```html\n<!-- kept -->\n<div>x</div>\n```\n", "page")
+    assert [line.text for line in doc.sections[-1].lines] == ["```html", "<!-- kept -->", "<div>x</div>", "```"]
+
+
+def test_html_permalink_marks_and_comments_are_not_text():
+    doc = load_html(
+        '<main><h1>File system<a class="mark" href="#fs">#</a></h1><h2 id="p">Promises API <a href="#p">¶</a></h2>'
+        '<!-- YAML added: v1 --><p>The API <!-- c --> has <a href="#q">other methods</a>.</p></main>', "fs"
+    )  # fmt: skip
+    assert headings(doc) == [(1, "File system", "file-system"), (2, "Promises API", "p")]
+    assert [line.text for line in doc.sections[-1].lines] == ["The API has other methods."]

@@ -83,6 +83,26 @@ def test_every_sync_is_recorded_with_its_counts(engine, docs):
     assert {"path": "help/notes.bin.md", "reason": "binary file (contains NUL bytes)", "action": "skipped"} in runs[0].problems
 
 
+def test_a_page_present_as_markdown_and_html_is_indexed_once_and_reported(engine, docs):
+    (docs / "help" / "pairing.md").write_text("# Pairing\n\nHold the **case button** for `3` seconds to pair the earbuds.\n")
+    (docs / "help" / "pairing.html").write_text(
+        "<html><head><title>Pairing</title></head><body><main><h1>Pairing</h1>"
+        "<p>Hold the <strong>case button</strong> for <code>3</code> seconds to pair the earbuds.</p></main></body></html>"
+    )
+    report = sync(engine, docs)
+    assert "help/pairing.md" in report.added and "help/pairing.html" not in report.added
+    assert ("help/pairing.html", "the same page as help/pairing.md in another format", "skipped") in [
+        (p.path, p.reason, p.action) for p in report.problems
+    ]
+
+
+def test_two_formats_of_a_name_with_different_text_are_both_indexed(engine, docs):
+    (docs / "help" / "faq.md").write_text("# FAQ\n\nHow do I pair the earbuds? Hold the case button.\n")
+    (docs / "help" / "faq.html").write_text("<main><h1>FAQ archive</h1><p>Old questions about the first model's charger.</p></main>")
+    report = sync(engine, docs)
+    assert {"help/faq.md", "help/faq.html"} <= set(report.added)
+
+
 def test_a_line_that_speaks_to_the_assistant_is_flagged_but_the_page_is_indexed(engine, docs):
     report = sync(engine, docs)
     flagged = [p for p in report.problems if p.action == "flagged"]

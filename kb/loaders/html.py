@@ -6,7 +6,7 @@ page match every query, so they are removed before anything is read.
 
 from __future__ import annotations
 
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from kb.documents import Anchors, Document, Line, Section, title_from_filename
 
@@ -24,6 +24,8 @@ def load_html(text: str, stem: str) -> Document:
     for tag in soup.find_all(_CHROME):
         tag.decompose()
     for tag in soup.find_all(attrs={"role": ["navigation", "banner", "contentinfo"]}):
+        tag.decompose()
+    for tag in soup.find_all(_is_permalink):
         tag.decompose()
     main = soup.find("main") or soup.find(attrs={"role": "main"}) or soup.find("article") or soup.body or soup
 
@@ -46,10 +48,20 @@ def load_html(text: str, stem: str) -> Document:
     return Document(title=page_title or h1 or title_from_filename(stem), sections=sections)
 
 
+PERMALINK_MARKS = {"", "#", "¶", "§", "🔗", "link", "permalink"}
+
+
+def _is_permalink(tag: Tag) -> bool:
+    """A heading's self-link ("Promises API #", "Usage¶"): site chrome, not content."""
+    return tag.name == "a" and str(tag.get("href", "")).startswith("#") and tag.get_text(strip=True) in PERMALINK_MARKS
+
+
 def _own_text(el: Tag) -> str:
     """The element's text without that of nested blocks, which are read on their own."""
     parts: list[str] = []
     for child in el.children:
+        if isinstance(child, Comment):
+            continue
         if isinstance(child, NavigableString):
             parts.append(str(child))
         elif isinstance(child, Tag) and child.name not in _BLOCKS:

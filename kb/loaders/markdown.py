@@ -7,7 +7,10 @@ quotes back to the reader.
 
 from __future__ import annotations
 
+import re
+
 import yaml
+from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -22,6 +25,8 @@ def load_markdown(text: str, stem: str) -> Document:
     warnings: list[str] = []
     body_start = 0
     headings: list[tuple[int, int, int, str]] = []  # (first line, last line, level, text)
+    raw_html: list[tuple[int, int]] = []  # line ranges of HTML blocks: markup, not text to quote
+    code: set[int] = set()  # lines of code blocks, kept exactly as written
     for i, tok in enumerate(tokens):
         if tok.type == "front_matter" and tok.map:
             body_start = tok.map[1]
@@ -32,12 +37,19 @@ def load_markdown(text: str, stem: str) -> Document:
                 loaded = None
             if isinstance(loaded, dict):
                 meta = loaded
+        elif tok.type in ("fence", "code_block") and tok.map:
+            code.update(range(*tok.map))
+        elif tok.type == "html_block" and tok.map:
+            raw_html.append((tok.map[0], tok.map[1]))
         elif tok.type == "heading_open" and tok.map:
             inline = tokens[i + 1]
             text_of = "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
             headings.append((tok.map[0], tok.map[1], int(tok.tag[1]), text_of.strip() or inline.content.strip()))
 
     lines = text.splitlines()
+    for start, stop in raw_html:  # keep an HTML block's words on its first line, drop comments and tags
+        words = " ".join(BeautifulSoup("\n".join(lines[start:stop]), "html.parser").get_text(" ").split())
+        lines[start:stop] = [words] + [""] * (stop - start - 1)
     title = str(meta.get("title") or "").strip()
     if not title:
         h1 = next((h for h in headings if h[2] == 1), None)
@@ -50,12 +62,16 @@ def load_markdown(text: str, stem: str) -> Document:
     sections: list[Section] = []
     first_heading = headings[0][0] if headings else len(lines)
     if first_heading > body_start:
-        sections.append(Section(0, "", "", _lines(lines, body_start, first_heading)))
+        sections.append(Section(0, "", "", _lines(lines, body_start, first_heading, code)))
     for n, (_, end, level, heading) in enumerate(headings):
         stop = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
-        sections.append(Section(level, heading, anchors(heading), _lines(lines, end, stop)))
+        sections.append(Section(level, heading, anchors(heading), _lines(lines, end, stop, code)))
     return Document(title=title, sections=sections, url=url, warnings=warnings)
 
 
-def _lines(lines: list[str], start: int, stop: int) -> list[Line]:
-    return [Line(i + 1, lines[i].strip()) for i in range(start, stop) if lines[i].strip()]
+_COMMENT = re.compile(r"<!--.*?-->")
+
+
+def _lines(lines: list[str], start: int, stop: int, code: set[int]) -> list[Line]:
+    kept = (Line(i + 1, (lines[i] if i in code else _COMMENT.sub("", lines[i])).strip()) for i in range(start, stop))
+    return [line for line in kept if line.text]
