@@ -15,12 +15,16 @@ in no chunk keeps its full weight: no passage covers it).
 
 When the question's rarest word (one wordfreq knows) is nowhere in the docs
 ("vacation", "smartwatch"), no passage can answer it. A word neither wordfreq nor
-the docs know is most likely a typo: it is not counted against a passage.
+the docs know is a typo when one edit makes it a word of the docs ("dependancies"):
+it is not counted against a passage. Otherwise it is a name the docs never mention
+("netlify"), and counts as a word like any other.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+import string
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kb.index import lucene_idf
@@ -59,6 +63,75 @@ def question_words(text: str, tokenizer: Tokenizer) -> list[QuestionWord]:
     return list(out.values())
 
 
+def one_edit_away(word: str) -> set[str]:
+    """Every string one deletion, transposition, substitution or insertion from the word (Norvig's edits1)."""
+    letters = string.ascii_lowercase
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return (
+        {a + b[1:] for a, b in splits if b}
+        | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+        | {a + c + b[1:] for a, b in splits if b for c in letters}
+        | {a + c + b for a, b in splits for c in letters}
+    )
+
+
+TYPO_ZIPF = 3.0  # a word rarer than this that the docs never use may be a typo of one they do
+MIN_TYPO_LENGTH = 5  # shorter unknown words are names ("pnpm", "k8s"): one edit reaches too many words
+
+
+def correction(word: str, tokenizer: Tokenizer, df_many) -> str | None:
+    """The docs' most used word one edit from this one ("detatched": "detached"), if any.
+
+    df_many(terms) -> array of each term's df here.
+    """
+    if len(word) < MIN_TYPO_LENGTH or not word.isalpha():
+        return None
+    variants = sorted(one_edit_away(word))
+    df = df_many(tokenizer.stems(variants))
+    best = int(df.argmax())
+    return variants[best] if df[best] > 0 else None
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question as the docs read it: its words, each term's df here, and the typos it corrected."""
+
+    words: list[QuestionWord]
+    df: dict[str, int]
+    corrected: dict[str, str]  # typed word -> the docs' word
+
+    def query(self, text: str) -> str:
+        """The text with its typos corrected, for ranking."""
+        for typo, fix in self.corrected.items():
+            text = re.sub(rf"\b{re.escape(typo)}\b", fix, text, flags=re.IGNORECASE)
+        return text
+
+
+def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
+    """Weigh the question's words against the docs: a rare word they never use is a typo of one they do
+    (one edit away), else a name they never mention ("netlify"), which counts like any known word.
+
+    df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants.
+    """
+    words = question_words(text, tokenizer)
+    df = dict(zip([w.term for w in words], df_of([w.term for w in words])))
+    out: dict[str, QuestionWord] = {}
+    corrected: dict[str, str] = {}
+    for w in words:
+        if df[w.term] == 0 and zipf(w.word) < TYPO_ZIPF:
+            fix = correction(w.word, tokenizer, df_many)
+            if fix is None:
+                w = replace(w, known=True)
+            else:
+                corrected[w.word] = fix
+                term = tokenizer.stems([fix])[0]
+                z = zipf(fix)
+                w = QuestionWord(fix, term, max(0.5, MAX_WEIGHT - z), z < GENERIC_ZIPF, True)
+                df[term] = df_of([term])[0]
+        out.setdefault(w.term, w)
+    return Question(list(out.values()), df, corrected)
+
+
 MIN_SHARE = 0.35  # a passage holding this much of the question's weight is evidence whatever its BM25 score
 MIN_SHARE_WITH_SCORE = 0.2  # ... and with a BM25 score over the floor, this much
 
@@ -71,13 +144,25 @@ class Coverage:
     has_focus: bool  # it holds a focus word, or the question has none
 
 
-def rarest_unknown(words: list[QuestionWord], df: dict[str, int]) -> str | None:
-    """The question's rarest word, when the docs never use it."""
+RAREST_SHARE = 0.25  # the docs never use the rarest word, and it holds this much of the weight: they don't cover it
+ABSENT_SHARE = 0.45  # or words they never use hold this much of it, whichever is the rarest
+
+
+def never_used(words: list[QuestionWord], df: dict[str, int]) -> list[str]:
+    """The question's focus words the docs never use, when they show the docs cannot answer it.
+
+    A question's subject is its rarest word: when the docs never use it ("vacation policy") and it
+    holds RAREST_SHARE of the question's English weight, or when absent words hold ABSENT_SHARE of
+    it ("Dolby Atmos spatial audio"), nothing here answers the question. An absent everyday word
+    beside a present subject ("warranty length") is only the asker's phrasing.
+    """
     known = [w for w in words if w.known]
-    if not known:
-        return None
+    absent = [w for w in known if w.focus and df.get(w.term, 0) == 0]
+    if not absent:
+        return []
     rarest = max(known, key=lambda w: w.weight)
-    return rarest.word if rarest.focus and df.get(rarest.term, 0) == 0 else None
+    share = sum(w.weight for w in absent) / sum(w.weight for w in known)
+    return [w.word for w in absent] if (rarest in absent and share >= RAREST_SHARE) or share >= ABSENT_SHARE else []
 
 
 def docs_weights(words: list[QuestionWord], df: dict[str, int], chunks: int) -> dict[str, float]:

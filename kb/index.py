@@ -149,6 +149,18 @@ class BM25Index:
             out.append(int(self._starts[self._term_ids[p] + 1] - self._starts[self._term_ids[p]]) if found else 0)
         return out
 
+    def df_many(self, terms: Sequence[str]) -> np.ndarray:
+        """df() for many one-off terms at once (a typo's variants), their hashes not cached."""
+        out = np.zeros(len(terms), dtype=np.int64)
+        if not len(terms) or not len(self._hashes):
+            return out
+        hashes = np.array([self.tokenizer.hash(t, remember=False) for t in terms], dtype=np.uint64)
+        pos = np.minimum(np.searchsorted(self._hashes, hashes), len(self._hashes) - 1)
+        found = self._hashes[pos] == hashes
+        ids = self._term_ids[pos[found]]
+        out[found] = self._starts[ids + 1] - self._starts[ids]
+        return out
+
     def present(self, rows: np.ndarray, terms: Sequence[str]) -> list[set[str]]:
         """For each row (a position in this index), which of these terms its chunk contains."""
         out: list[set[str]] = [set() for _ in range(len(rows))]

@@ -22,7 +22,16 @@ from dataclasses import dataclass, field
 import numpy as np
 from sqlalchemy import Engine, select
 
-from kb.coverage import Coverage, QuestionWord, coverage, docs_weights, is_evidence, question_words, rarest_unknown
+from kb.coverage import (
+    Coverage,
+    QuestionWord,
+    coverage,
+    docs_weights,
+    is_evidence,
+    Question,
+    never_used,
+    read_question,
+)
 from kb.database import is_sqlite
 from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, resolve_embedder, unpack_many
@@ -220,14 +229,15 @@ class Searcher:
         if thread is not None:
             thread.join(timeout)
 
-    def question_words(self, query: str) -> list[QuestionWord]:
-        return question_words(query, self.tokenizer)
+    def read(self, query: str) -> Question:
+        """The query's content words weighed against the docs, its typos corrected."""
+        bm25 = self.index.bm25
+        return read_question(query, self.tokenizer, bm25.df, bm25.df_many)
 
     def unknown_words(self, query: str) -> list[str]:
-        """The query's focus words that no chunk contains: what the docs never talk about."""
-        index = self.index
-        words = [w for w in self.question_words(query) if w.focus]
-        return [w.word for w, df in zip(words, index.bm25.df([w.term for w in words])) if df == 0]
+        """The query's focus words that no chunk contains: what the docs never talk about (typos aside)."""
+        q = self.read(query)
+        return [w.word for w in q.words if w.focus and w.known and q.df[w.term] == 0]
 
     def search(
         self,
@@ -242,13 +252,13 @@ class Searcher:
         """
         index = self.index
         floor = self.min_score if min_score is None else min_score
-        candidates, bm = self._rank(index, query, collections)
-        words = self.question_words(query)
+        question = self.read(query)
+        words, df = question.words, question.df
         terms = [w.term for w in words]
-        df = dict(zip(terms, index.bm25.df(terms)))
-        if floor > 0 and rarest_unknown(words, df):
-            return []  # the docs never use the question's rarest word: nothing here can answer it
         weights = docs_weights(words, df, index.bm25.size)
+        if floor > 0 and never_used(words, df):
+            return []  # the docs never use what the question is about: nothing here can answer it
+        candidates, bm = self._rank(index, question.query(query), collections)
         present = index.bm25.present(np.array([c.row for c in candidates], dtype=np.int64), terms)
         kept: list[_Candidate] = []
         for c, held in zip(candidates, present):

@@ -29,7 +29,9 @@ STOPWORDS = frozenset(
     same she should shouldn't so some such than that that's the their theirs them themselves then
     there there's these they this those through to too under until up very was wasn't we were weren't
     what what's when where which while who whom why with won't would wouldn't you your yours yourself
-    yourselves please thanks thank hi hello hey""".split()
+    yourselves please thanks thank hi hello hey
+    whats thats wont dont cant isnt doesnt didnt im ive youre theres hows wheres whos arent wasnt
+    shouldnt wouldnt couldnt hasnt havent""".split()  # contractions as typed in chat, without the apostrophe
 )
 
 
@@ -64,11 +66,18 @@ class Tokenizer:
             words = [plural_stem(w) for w in words]
         return [w for w in words if w]
 
-    def hash(self, term: str) -> int:
+    def stems(self, words: list[str]) -> list[str]:
+        """The terms these single words index as, one each (no splitting, no stopwords)."""
+        if self._stemmer is not None:
+            return self._stemmer.stemWords(words)
+        return [plural_stem(w) for w in words] if self.stem == "plural" else list(words)
+
+    def hash(self, term: str, remember: bool = True) -> int:
+        """remember=False for one-off terms (a typo's variants), which would only fill the cache."""
         h = self._hashes.get(term)
         if h is None:
             h = int.from_bytes(hashlib.blake2b(term.encode(), digest_size=8).digest(), "little")
-            if len(self._hashes) < 2_000_000:
+            if remember and len(self._hashes) < 2_000_000:
                 self._hashes[term] = h
         return h
 

@@ -45,6 +45,44 @@ def test_a_two_page_question_quotes_and_cites_both_pages(rt):
     assert a.answer.startswith(INTRO.strip())
 
 
+def test_a_question_that_describes_an_entity_searches_again_for_its_name_and_cites_both_pages(db_url, docs):
+    (docs / "news").mkdir()
+    (docs / "news" / "northwind.md").write_text(
+        "# Company news\n\n## Northwind\n\nIn 2025 Northwind was taken over by Fabrikam, which now sells the range.\n"
+    )
+    (docs / "news" / "fabrikam.md").write_text("# Fabrikam Studio\n\n## Battery\n\nThe Fabrikam Studio headphones play for 40 hours on one charge.\n")
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    rt.sync()
+    a = ask(rt, "How long does the battery last on the headphones made by the firm that took over Northwind?")
+    assert a.status == "answered" and "40 hours" in a.answer
+    assert {"news/northwind.md", "news/fabrikam.md"} <= {s.path for s in a.sources}
+    hop = a.steps[1]
+    assert hop.tool == "search_docs" and hop.input["query"].startswith("Fabrikam") and "names Fabrikam" in hop.thought
+
+
+def test_a_line_that_points_to_another_page_brings_that_pages_answer(rt):
+    a = ask(rt, "Can I use the earbuds with two devices at the same time?")
+    assert a.status == "answered"
+    assert {"help/getting-started.md", "help/compatibility.md"} <= {s.path for s in a.sources}
+
+
+def test_the_docs_words_replace_a_typo_before_searching(rt):
+    a = ask(rt, "how long is the waranty on the earbuds")
+    assert a.status == "answered" and "help/warranty.md" in [s.path for s in a.sources]
+
+
+def test_a_name_the_docs_never_mention_is_abstained_on_and_named(rt):
+    a = ask(rt, "how do I deploy to netlify")
+    assert a.status == "abstained" and a.closest, "an abstention still points somewhere"
+    assert "netlify" in a.steps[0].observation
+
+
+def test_the_vacation_question_abstains_with_closest_pages(rt):
+    a = ask(rt, "What is the vacation policy?")
+    assert a.status == "abstained" and a.sources == [] and a.closest
+    assert "vacation" in a.steps[0].observation
+
+
 @pytest.mark.parametrize("question", ["Is there a student discount?", "Do the earbuds support Dolby Atmos spatial audio?"])
 def test_a_question_the_docs_do_not_answer_is_abstained(rt, question):
     a = ask(rt, question)
@@ -56,7 +94,8 @@ def test_thin_evidence_leads_to_a_search_in_the_docs_own_words(rt):
     a = ask(rt, "I dropped my earbuds somewhere in the house, how do I find them?")
     assert len(a.searches) >= 2
     first_hits = {h["chunk_id"] for h in a.searches[0].hits}
-    new_words = set(a.searches[1].query.split()) - set(rt.searcher.tokenizer.words(a.searches[0].query))
+    words = rt.searcher.tokenizer.words
+    new_words = set(words(a.searches[1].query)) - set(words(a.searches[0].query))
     assert new_words, "the second query adds words"
     passage_words = {
         w for h in rt.searcher.search(a.searches[0].query, k=5) if h.chunk_id in first_hits for w in rt.searcher.tokenizer.words(h.text)

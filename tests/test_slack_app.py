@@ -97,7 +97,7 @@ def test_an_empty_mention_gets_a_usage_hint_and_a_file_only_message_a_notice(fak
 
 
 def test_a_document_with_mentions_pings_no_one(fake_slack, bot_env, docs, start_bot):
-    (docs / "help" / "office.md").write_text("# Office hours\n\n## Closures\n\n<!channel> The office closes on Fridays for <@U999> team lunches.\n")
+    (docs / "help" / "office.md").write_text("# Office hours\n\n## Closures\n\nHeads up <!channel>: the office closes on Fridays for <@U999> team lunches.\n")
     from bot.runtime import Runtime
     from bot.settings import load_settings
 

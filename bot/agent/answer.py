@@ -63,7 +63,7 @@ def answer(
         draft = run(bot, question, list(history), toolbox, settings.max_turns)
     except ModelFailure as e:
         failure, draft, result.error = e, None, e.detail
-        if settings.answer_fallback == "local":  # the docs may still answer: quote them, and say so
+        if settings.answer_fallback == "local" and e.docs_may_answer:  # the docs may still answer: quote them, and say so
             result.problems.append({"kind": "model_fallback", "error": e.detail})
             toolbox = Toolbox(searcher, max_searches=settings.max_searches, allowed_collections=collections)
             bot, result.answerer = LocalAnswerer(), "local"

@@ -37,10 +37,11 @@ TOO_LONG = "This conversation has grown too long for me to read in one go. Pleas
 class ModelFailure(Exception):
     """The model could not be used: a short reason for the asker, and the detail for the logs."""
 
-    def __init__(self, user_message: str, detail: str) -> None:
+    def __init__(self, user_message: str, detail: str, docs_may_answer: bool = True) -> None:
         super().__init__(detail)
         self.user_message = user_message
         self.detail = detail
+        self.docs_may_answer = docs_may_answer  # False when the question itself is the problem (too long)
 
 
 def make_client(api_key: str, base_url: str | None, timeout_s: float, max_retries: int) -> anthropic.Anthropic:
@@ -89,7 +90,7 @@ class ClaudeAnswerer:
             category = getattr(details, "category", None) if details else None
             return Reply(draft=Draft([], stop="refusal", note=f"refused ({category or 'no category'})"))
         if stop == "model_context_window_exceeded":
-            raise ModelFailure(TOO_LONG, "model_context_window_exceeded")
+            raise ModelFailure(TOO_LONG, "model_context_window_exceeded", docs_may_answer=False)
         segments = _segments(response.content)
         if stop == "max_tokens":
             return Reply(draft=Draft(segments, stop="max_tokens", note="the answer was cut off at max_tokens"))

@@ -12,15 +12,16 @@ Arithmetic questions go to the calculator.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 
 from bot.agent.loop import Draft, Reply
 from bot.agent.tools import CALCULATOR, SEARCH_DOCS, ToolCall, Toolbox, ToolResult
 from bot.agent.types import Citation, Segment
-from kb.coverage import docs_weights, question_words
+from kb.coverage import GENERIC_ZIPF, docs_weights, zipf
 from kb.screening import speaks_to_assistant
-from kb.tokens import plural_stem
+from kb.tokens import Tokenizer, plural_stem
 
 INTRO = "From the docs (an extractive answer: the lines below are quoted as written):\n"
 THIN = 0.6  # below this coverage of the question, search again
@@ -34,14 +35,19 @@ QUESTION_WORDS = frozenset(
     "still ever anything something somewhere thing things kind sort".split()
 )
 EXPANSION_TERMS = 3
+RANK_FLOOR, RANK_DECAY = 0.5, 0.25  # a passage's relevance: its coverage, discounted by its search rank
+HOP_MAX_DF, HOP_MAX_SHARE = 3, 0.01  # a name in more chunks than this is too common to search for
+BAND = 0.7  # lines are quoted from the passages at least this relevant, relative to the best
 
 _NUM = r"\(?\$?\d[\d,]*(?:\.\d+)?%?\)?"
 _OP = r"(?:[*/×÷x^+\-]|\bof\b)"
 _EXPRESSION = re.compile(rf"{_NUM}(?:\s*{_OP}\s*{_NUM})+", re.IGNORECASE)
 _ASKS_FOR_A_NUMBER = re.compile(
-    r"\bhow (long|many|much|often|soon|far|big|old)\b|\bwhen\b|\bwhat (time|day|version|price)\b|\b(cost|price|fee|limit|size)s?\b",
+    r"\bhow (long|many|much|often|soon|far|big|old)\b|^\s*when\b|\bwhat (time|day|version|price)\b|\b(cost|price|fee)s?\b",
     re.IGNORECASE,
 )
+# A quantity only a number answers ("how many", "how long", "what does it cost"); "when" may be "on Fridays".
+_ASKS_HOW_MUCH = re.compile(r"\bhow (long|many|much|often|old|big|far)\b|\b(cost|price|fee)s?\b", re.IGNORECASE)
 _ASKS_TO_COMPUTE = re.compile(r"^\s*(what(?:'s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*\d|%\s*of\b", re.I)
 
 
@@ -91,6 +97,33 @@ def header_of(blocks: list[str], i: int) -> int | None:
     return None
 
 
+# "the firm that took over Northwind", "the headphones made by ...": something described, not named
+_DESCRIPTION = re.compile(r"\bthe \w+(?: \w+)? (?:that|which|who|whose)\b|\b(?:made|owned|bought|run|built|sold) by\b", re.I)
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]*)[^)]*\)")
+_NAME = re.compile(r"\b[A-Z][\w+-]*(?:\s+[A-Z][\w+-]*)*")
+
+
+def links_in(line: str) -> list[tuple[str, str]]:
+    """The Markdown links of a line: (text, target)."""
+    return [(m[1], m[2]) for m in _LINK.finditer(line)]
+
+
+def names_in(line: str, question: str) -> list[str]:
+    """Capitalised phrases a line names that the question does not, each with a word rarer than everyday
+    English ("Fabrikam", not "In"); link texts first."""
+    asked = set(re.findall(r"\w+", question.lower()))
+    found = [text for text, _ in links_in(line)] + [m[0] for m in _NAME.finditer(_LINK.sub(" ", line))]
+    out: list[str] = []
+    for name in found:
+        words = re.findall(r"\w+", name.lower())
+        if words and not asked.intersection(words) and any(zipf(w) < GENERIC_ZIPF for w in words) and name not in out:
+            out.append(name)
+    return out
+
+
+_SURFACE = Tokenizer(stem=None)  # words as written, stopwords dropped
+
+
 def _has_amount(text: str) -> bool:
     """A number in the line's text, not just its list numbering."""
     return any(ch.isdigit() for ch in re.sub(r"^\s*(\d+[.)]|[-*])\s+", "", text))
@@ -106,6 +139,7 @@ class LocalAnswerer:
     def begin(self, question: str, history: list[tuple[str, str]], toolbox: Toolbox) -> None:
         self.toolbox = toolbox
         self.index = toolbox.searcher.index
+        question = toolbox.searcher.read(question).query(question)  # typos corrected to the docs' words
         words = self.index.tokenizer.words
         self.terms = list(dict.fromkeys(words(question)))
         previous = next((text for role, text in reversed(history) if role == "user"), "")
@@ -118,21 +152,25 @@ class LocalAnswerer:
             self.weights[t] *= 0.5
         self.stems = {t: plural_stem(t) for t in self.weights}
         self._passage_words: dict[int, set[str]] = {}
+        self.question = question
         self.expression = arithmetic_in(question)
         self.wants_number = bool(_ASKS_FOR_A_NUMBER.search(question))
+        self.needs_number = bool(_ASKS_HOW_MUCH.search(question))
         self.calls = 0
         self.tried = {self.query}
         self.started = False
         self.stalled = False
+        self.hopped = False
+        self.describes = bool(_DESCRIPTION.search(question))
         self.value: str | None = None
 
     def _rarity_weights(self, question: str, targets: list[str]) -> dict[str, float]:
         """Rare in English and rare in these docs (kb.coverage): the same weights the evidence rule uses."""
-        words = [w for w in question_words(question, self.index.tokenizer) if w.term in targets]
+        read = self.toolbox.searcher.read(question)
+        words = [w for w in read.words if w.term in targets]
         known = {w.term for w in words}
         extra = [t for t in targets if t not in known]  # a follow-up's context words
-        terms = [w.term for w in words]
-        weights = docs_weights(words, dict(zip(terms, self.index.bm25.df(terms))), self.index.bm25.size)
+        weights = docs_weights(words, read.df, self.index.bm25.size)
         weights.update(zip(extra, (i / 2 for i in self.index.idf(extra))))
         return {t: weights[t] for t in targets if t in weights}
 
@@ -145,6 +183,14 @@ class LocalAnswerer:
         if self.expression:
             return Reply(draft=Draft([Segment(self.value or f"I could not compute {self.expression}.")]))
         coverage = self._best_coverage()
+        if coverage < THIN and self.describes and not self.hopped and self.toolbox.searches_left > 0:
+            hop = self._hop()
+            if hop is not None:
+                self.hopped = True
+                name, query = hop
+                self.tried.add(query)
+                why = f"The best line names {name}, which the question only describes: search for it with the rest of the question."
+                return Reply([self._call(SEARCH_DOCS, {"query": query}, why)])
         if coverage < THIN and not self.stalled and self.toolbox.searches_left > 0:
             query = self._reformulate()
             if query and query not in self.tried:
@@ -186,7 +232,7 @@ class LocalAnswerer:
             if p.index not in self._passage_words:  # passages never change: read each once
                 self._passage_words[p.index] = self._words(" ".join([p.title, *p.blocks]))
             cover = self._coverage(self._passage_words[p.index])
-            yield cover * (0.5 + 0.5 / (1 + 0.25 * p.index)), cover, p  # the ledger keeps the ranked order
+            yield cover * (RANK_FLOOR + (1 - RANK_FLOOR) / (1 + RANK_DECAY * p.index)), cover, p  # the ledger keeps the ranked order
 
     def _candidates(self):
         """Quotable lines of the most relevant passages: (score, passage, block index)."""
@@ -195,32 +241,70 @@ class LocalAnswerer:
             return
         best = ranked[0][0]
         for relevance, _, p in ranked:
-            if relevance < 0.7 * best:
+            if relevance < BAND * best:
                 break
-            heading_words = self._words(p.title)
-            for i, text in enumerate(p.blocks):
-                if is_table_header(p.blocks, i) or not _quotable(text):
-                    continue
-                bonus = NUMBER_BONUS if self.wants_number and _has_amount(text) else 0.0
-                header = header_of(p.blocks, i)
-                words = self._words(text if header is None else f"{text} {p.blocks[header]}")  # a cell means what its column says
-                yield self._coverage(words, heading_words) + 0.5 * relevance + bonus, p, i
+            yield from self._lines(p, relevance)
+
+    def _lines(self, p, relevance: float):
+        """A passage's quotable lines, scored by how much of the question each covers."""
+        heading_words = self._words(p.title)
+        for i, text in enumerate(p.blocks):
+            if is_table_header(p.blocks, i) or not _quotable(text):
+                continue
+            bonus = NUMBER_BONUS if self.wants_number and _has_amount(text) else 0.0
+            header = header_of(p.blocks, i)
+            words = self._words(text if header is None else f"{text} {p.blocks[header]}")  # a cell means what its column says
+            yield self._coverage(words, heading_words) + 0.5 * relevance + bonus, p, i
+
+    def _followed(self, p, i: int):
+        """The best line of each passage read whose page this line links to ("covered in [Compatibility](...)")."""
+        here = posixpath.dirname(p.hit.path)
+        for _, target in links_in(p.blocks[i]):
+            if not target or "://" in target or target.startswith(("#", "mailto:")):
+                continue
+            path = posixpath.normpath(posixpath.join(here, target.split("#")[0]))
+            lines = [c for q in self.toolbox.ledger.passages if q.hit.path == path for c in self._lines(q, 0.0)]
+            if lines:
+                yield max(lines, key=lambda c: (c[0], -c[1].index, -c[2]))
 
     def _best_coverage(self) -> float:
         return max((cover for _, cover, _ in self._passages()), default=0.0)
 
+    def _hop(self) -> tuple[str, str] | None:
+        """A second hop: the best line answers part of the question and names something the question only
+        describes ("the firm that took over Northwind": "Fabrikam"); search for that name with the question's
+        words the line lacks. A name the docs use everywhere (the product's brand) tells nothing."""
+        ranked = sorted(self._candidates(), key=lambda c: (-c[0], c[1].index, c[2]))
+        if not ranked:
+            return None
+        _, p, i = ranked[0]
+        common = max(HOP_MAX_DF, HOP_MAX_SHARE * self.index.size)
+        names = [n for n in names_in(p.blocks[i], self.question) if min(self.index.bm25.df(self.index.tokenizer.words(n)) or [0]) <= common]
+        if not names:
+            return None
+        have = self._words(p.blocks[i])
+        surface = self.toolbox.searcher.read(self.question).words
+        rest = [w.word for w in surface if w.term in self.weights and self.stems[w.term] not in have]
+        return names[0], " ".join([names[0], *rest])
+
     def _reformulate(self) -> str | None:
-        """The question's words plus the words the best passages use most, rare ones first."""
-        words = self.index.tokenizer.words
-        seen = Counter()
+        """The question plus the words the best passages use most, rare ones first, as the docs write them."""
+        tokenizer = self.index.tokenizer
+        seen, surface = Counter(), {}
         for p in self.toolbox.ledger.passages[:3]:
-            seen.update(w for text in p.blocks if not speaks_to_assistant(text) for w in words(text))
+            for text in p.blocks:
+                if speaks_to_assistant(text):
+                    continue
+                words = _SURFACE.words(text)
+                for word, term in zip(words, tokenizer.stems(words)):
+                    seen[term] += 1
+                    surface.setdefault(term, word)
         for t in self.weights:
             seen.pop(t, None)
         if not seen:
             return None
-        ranked = sorted(seen, key=lambda w: -seen[w] * self.index.idf([w])[0])
-        return " ".join([*self.terms, *ranked[:EXPANSION_TERMS]])
+        ranked = sorted(seen, key=lambda t: -seen[t] * self.index.idf([t])[0])
+        return " ".join([self.query, *(surface[t] for t in ranked[:EXPANSION_TERMS])])
 
     def _compose(self) -> Draft:
         coverage = self._best_coverage()
@@ -235,6 +319,12 @@ class LocalAnswerer:
                 break
             if self._adds_something(chosen, cand):
                 chosen.append(cand)
+        for _, p, i in list(chosen):  # a line that points elsewhere for the rest: quote the page it points to
+            for cand in self._followed(p, i):
+                if len(chosen) < MAX_LINES and all(cand[1:] != c[1:] for c in chosen):
+                    chosen.append(cand)
+        if self.needs_number and not any(_has_amount(c[1].blocks[c[2]]) for c in chosen):
+            return Draft([], note="the question asks for a number and no line found gives one")
         segments, headed = [Segment(INTRO)], set()
         for _, p, i in sorted(chosen, key=lambda c: (c[1].index, c[2])):
             header = header_of(p.blocks, i)
