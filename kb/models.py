@@ -73,7 +73,7 @@ index_state = Table(
     Column("id", Integer, primary_key=True),
     Column("version", Integer, nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
-    Column("analyzer", String(64)),  # Tokenizer.name the postings were made with; another name means re-index
+    Column("analyzer", String(64)),  # Tokenizer.name and loaders version the index was made with; another means re-index
 )
 
 sync_runs = Table(

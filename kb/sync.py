@@ -1,7 +1,7 @@
 """Incremental sync of a docs folder into the index, as one transaction.
 
 Only documents whose content hash changed are re-chunked (all of them when the
-analyzer changed), and only chunks without a vector from the current embedding
+analyzer or the loaders changed), and only chunks without a vector from the current embedding
 model are embedded (all of them when the model changed). Everything is written
 in a single transaction that first takes the sync lock, so a sync killed
 halfway leaves the previous index intact and serving, and two syncs (even in two
@@ -28,6 +28,7 @@ from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, pack, resol
 from kb.models import chunks, documents, index_state, sync_runs
 from kb.prepare import PreparedDocument, prepare
 from kb.scan import DEFAULT_MAX_FILE_BYTES, Problem, SourceFile, scan
+from kb.loaders import LOADERS_VERSION
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
 from kb.twins import drop_format_twins
 from kb.vocabulary import Vocabulary
@@ -155,7 +156,8 @@ def _apply(
     )
     existing = {row.path: row for row in conn.execute(select(documents.c.id, documents.c.path, documents.c.content_hash))}
     seen = {f.path for f in files}
-    reindex = conn.execute(select(index_state.c.analyzer).where(index_state.c.id == 1)).scalar() != tokenizer.name
+    analyzer = f"{tokenizer.name} loaders-{LOADERS_VERSION}"
+    reindex = conn.execute(select(index_state.c.analyzer).where(index_state.c.id == 1)).scalar() != analyzer
     todo = [f for f in files if reindex or f.path not in existing or existing[f.path].content_hash != f.content_hash]
     report.unchanged = len(files) - len(todo)
     reindexed = False
@@ -195,7 +197,7 @@ def _apply(
     version = index_version(conn)
     if report.changed_anything or reindexed:
         version += 1
-        state = {"version": version, "updated_at": now(), "analyzer": tokenizer.name}
+        state = {"version": version, "updated_at": now(), "analyzer": analyzer}
         if conn.execute(update(index_state).where(index_state.c.id == 1).values(**state)).rowcount == 0:
             conn.execute(insert(index_state).values(id=1, **state))
     report.index_version = version

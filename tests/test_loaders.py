@@ -103,3 +103,9 @@ def test_html_permalink_marks_and_comments_are_not_text():
     )  # fmt: skip
     assert headings(doc) == [(1, "File system", "file-system"), (2, "Promises API", "p")]
     assert [line.text for line in doc.sections[-1].lines] == ["The API has other methods."]
+
+
+def test_html_definition_terms_are_read_with_their_definitions():
+    doc = load_html("<main><h2>Options</h2><dl><dt>-s</dt><dt>--soft</dt><dd><p>Keep the index.</p></dd>"
+                    "<dt>--hard</dt><dd><pre>git reset --hard</pre></dd></dl></main>", "opts")  # fmt: skip
+    assert [line.text for line in doc.sections[-1].lines] == ["-s, --soft: Keep the index.", "--hard", "git reset --hard"]

@@ -10,6 +10,10 @@ from kb.loaders.markdown import load_markdown
 from kb.loaders.rst import load_rst
 
 
+# Raise when a loader reads the same file differently: the next sync re-indexes every page with it.
+LOADERS_VERSION = 2
+
+
 def load_text(text: str, stem: str) -> Document:
     lines = [Line(i + 1, s.strip()) for i, s in enumerate(text.splitlines()) if s.strip()]
     return Document(title=title_from_filename(stem), sections=[Section(0, "", "", lines)])

@@ -32,19 +32,36 @@ def load_html(text: str, stem: str) -> Document:
     anchors = Anchors()
     sections = [Section(0, "", "")]
     h1 = ""
+    terms: list[tuple[int, str]] = []  # <dt> terms waiting for their <dd>: "--soft: Does not touch the index"
+
+    def flush() -> None:
+        for number, term in terms:
+            sections[-1].lines.append(Line(number, term))
+        terms.clear()
+
     for el in main.find_all(_BLOCKS):
         if el.name in _HEADINGS:
+            flush()
             heading = el.get_text(" ", strip=True)
             if el.name == "h1" and not h1:
                 h1 = heading
             sections.append(Section(int(el.name[1]), heading, anchors(heading, el.get("id"))))
             continue
         own = _own_text(el)
-        if own:
-            base = el.sourceline or 1
-            for offset, piece in enumerate(own.splitlines() if el.name == "pre" else [own]):
-                if piece.strip():
-                    sections[-1].lines.append(Line(base + offset, piece.strip()))
+        if not own:
+            continue
+        base = el.sourceline or 1
+        if el.name == "dt":
+            terms.append((base, own))
+            continue
+        if terms and el.name != "pre" and el.find_parent("dd") is not None:
+            own = ", ".join(t for _, t in terms) + ": " + own
+            terms.clear()
+        flush()
+        for offset, piece in enumerate(own.splitlines() if el.name == "pre" else [own]):
+            if piece.strip():
+                sections[-1].lines.append(Line(base + offset, piece.strip()))
+    flush()
     return Document(title=page_title or h1 or title_from_filename(stem), sections=sections)
 
 
