@@ -133,6 +133,19 @@ class Report:
         return sum(o.passed for o in answerable) / len(answerable) if answerable else 1.0
 
     @property
+    def cited_right(self) -> float:
+        """Share of answerable questions whose answer cites at least one right page."""
+        return sum(o.answer.status == "answered" and bool(o.case.satisfied(s.path for s in o.answer.sources))
+                   for o in self.answerable) / max(len(self.answerable), 1)  # fmt: skip
+
+    @property
+    def facts_found(self) -> float:
+        """Share of answerable questions with facts whose answer holds all of them."""
+        with_facts = [o for o in self.answerable if o.case.facts]
+        return sum(o.answer.status == "answered" and all(_norm(f) in _norm(o.answer.answer) for f in o.case.facts)
+                   for o in with_facts) / max(len(with_facts), 1)  # fmt: skip
+
+    @property
     def abstention_accuracy(self) -> float:
         abstain = [o for o in self.outcomes if o.case.must_abstain]
         return sum(o.passed for o in abstain) / len(abstain) if abstain else 1.0
@@ -156,6 +169,8 @@ class Report:
             f"page_recall@{self.k}": round(self.page_recall, 3),
             "mrr": round(self.mrr, 3),
             "answer_pass_rate": round(self.pass_rate, 3),
+            "cites_right_page": round(self.cited_right, 3),
+            "facts_found": round(self.facts_found, 3),
             "abstention_accuracy": round(self.abstention_accuracy, 3),
             "false_abstentions": self.false_abstentions,
             "citation_problems": self.citation_problems,

@@ -29,6 +29,7 @@ def test_the_sample_question_set_passes_its_thresholds(docs, db_url):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     summary = json.loads(result.stdout)["summary"]
     assert summary["questions"] == 32 and summary["page_recall@5"] == 1.0 and summary["citation_problems"] == 0
+    assert summary["cites_right_page"] >= summary["answer_pass_rate"], "a passing answer cites a right page"
 
 
 def test_eval_exits_non_zero_below_a_threshold(docs, db_url):
