@@ -61,6 +61,17 @@ def test_a_question_that_describes_an_entity_searches_again_for_its_name_and_cit
     assert hop.tool == "search_docs" and hop.input["query"].startswith("Fabrikam") and "names Fabrikam" in hop.thought
 
 
+def test_a_long_paragraph_is_quoted_by_its_answering_sentence_and_cited_whole(db_url, docs):
+    filler = " ".join(f"Sentence {n} is about the history of the company and its offices." for n in range(8))
+    (docs / "help" / "history.md").write_text(f"# History\n\n## Founding\n\n{filler} The lighthouse museum opens at 9am on Sundays. {filler}\n")
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    rt.sync()
+    a = ask(rt, "when does the lighthouse museum open")
+    assert a.status == "answered" and "The lighthouse museum opens at 9am on Sundays." in a.answer
+    assert "…" in a.answer and "Sentence 5" not in a.answer and not a.problems
+    assert "Sentence 5" in a.cited[0]["lines"][0][1], "the citation still points at the whole line"
+
+
 def test_a_line_that_points_to_another_page_brings_that_pages_answer(rt):
     a = ask(rt, "Can I use the earbuds with two devices at the same time?")
     assert a.status == "answered"

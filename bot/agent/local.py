@@ -29,6 +29,8 @@ NUMBER_BONUS = 0.3  # a line with a number, when the question asks for an amount
 ENOUGH = 0.3  # below this coverage of the question by the best passage, abstain
 HEADING_CREDIT = 0.5  # a question word found in the line's heading counts half
 MAX_LINES = 3
+LONG_LINE = 300  # characters: a longer line is quoted by its sentences that answer
+MAX_SENTENCES = 2
 # Words that shape a question but say nothing about its subject: they do not need covering.
 QUESTION_WORDS = frozenset(
     "much many long often really mean means need needs get got like want know tell way ways possible exactly also "
@@ -99,6 +101,7 @@ def header_of(blocks: list[str], i: int) -> int | None:
 
 # "the firm that took over Northwind", "the headphones made by ...": something described, not named
 _DESCRIPTION = re.compile(r"\bthe \w+(?: \w+)? (?:that|which|who|whose)\b|\b(?:made|owned|bought|run|built|sold) by\b", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(`\"'])")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]*)[^)]*\)")
 _NAME = re.compile(r"\b[A-Z][\w+-]*(?:\s+[A-Z][\w+-]*)*")
 
@@ -328,15 +331,16 @@ class LocalAnswerer:
         segments, headed = [Segment(INTRO)], set()
         for _, p, i in sorted(chosen, key=lambda c: (c[1].index, c[2])):
             header = header_of(p.blocks, i)
-            segments.append(self._quote(p, i, None if (p.index, header) in headed else header))
+            segments.append(self._quote(p, i, None if (p.index, header) in headed else header, self._excerpt(p.blocks[i])))
             segments.append(Segment("\n"))
             headed.add((p.index, header))
         return Draft(segments)
 
     @staticmethod
-    def _quote(p, i: int, header: int | None) -> Segment:
+    def _quote(p, i: int, header: int | None, excerpt: str) -> Segment:
         """One cited line; a table's first quoted row comes with the table's header, cited too, so its cells keep
-        their meaning (later rows of the same table follow it without repeating the header)."""
+        their meaning (later rows of the same table follow it without repeating the header). Prose shows the
+        excerpt that answers; the citation covers the whole line."""
         text = p.blocks[i]
         row = Citation(p.index, i, i + 1, text, p.source)
         if text.startswith("|"):
@@ -344,7 +348,27 @@ class LocalAnswerer:
                 return Segment(text, (row,))
             head = p.blocks[header : header + 2]
             return Segment("\n".join([*head, text]), (Citation(p.index, header, header + 2, "".join(head), p.source), row))
-        return Segment(f"> {text}", (row,))
+        return Segment(f"> {excerpt}", (row,))
+
+    def _excerpt(self, text: str) -> str:
+        """A long line's sentences that hold the question's words (at most MAX_SENTENCES, "…" where some are left
+        out); a short line whole."""
+        if len(text) <= LONG_LINE or text.startswith("|"):
+            return text
+        sentences = _SENTENCE.split(text)
+        wanted = set(self.stems.values())
+        hits = [len(self._words(x) & wanted) for x in sentences]
+        keep = sorted(sorted(range(len(sentences)), key=lambda n: (-hits[n], n))[:MAX_SENTENCES])
+        keep = [n for n in keep if hits[n]] or [0]
+        out, last = [], -1
+        for n in keep:
+            if n != last + 1:
+                out.append("…")
+            out.append(sentences[n])
+            last = n
+        if last != len(sentences) - 1:
+            out.append("…")
+        return " ".join(out)
 
     def _adds_something(self, chosen, cand) -> bool:
         """A further line must bring a question word the chosen lines lack, or come from another page that is
