@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 
 _PATTERNS = [
-    r"\b(ignore|disregard|forget|override)\b.{0,40}\b(instructions?|prompts?|rules|guidelines)\b",
+    # the verb aimed at someone's instructions ("ignore all previous instructions"), not a compound noun ("ignore rules")
+    r"\b(ignore|disregard|forget|override)\s+(?:(?:all|any|the|your|my|these|those|previous|prior|earlier|above|"
+    r"preceding|original|system|other|of)\s+){1,4}(instructions?|prompts?|rules|guidelines)\b",
     r"\b(system|developer)\s+prompt\b",
     r"^\s*(hey\s+|dear\s+|attention\s+)?(ai\s+)?(assistant|chatbot|claude|chatgpt|gpt|llm|language model)\s*[,:!]",
     r"\b(you are|you're|act as|pretend to be)\s+(now\s+)?(an?\s+)?(ai|assistant|chatbot|language model|llm)\b",

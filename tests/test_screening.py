@@ -26,6 +26,8 @@ def test_instructions_to_the_assistant_are_recognised(line):
         "Follow the instructions in the app to finish setup.",
         "Tell us your order number when you contact support.",
         "Do not wear the earbuds while swimming.",
+        "Use the given exclude pattern in addition to the standard ignore rules (see gitignore(5)).",
+        'This issues an "Input ignore patterns>>" prompt.',
     ],
 )
 def test_instructions_to_the_reader_are_not(line):
