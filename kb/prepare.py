@@ -58,6 +58,8 @@ def prepare(
         return None, [*problems, Problem(source.path, str(e), "skipped")]
     except RecursionError:
         return None, [*problems, Problem(source.path, "document is nested too deeply to parse", "skipped")]
+    except Exception as e:  # a parser's own failure on a strange file: skip the file, never abort the sync
+        return None, [*problems, Problem(source.path, f"cannot be parsed: {type(e).__name__}: {e}"[:300], "skipped")]
     problems += [Problem(source.path, w, "repaired") for w in document.warnings]
     chunks = chunk_document(document)
     if not chunks:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -64,32 +65,53 @@ def scan(root: Path, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> tuple[list
         for name in sorted(filenames):
             full = here / name
             rel = _rel(full, root)
+            if not _printable(rel):
+                problems.append(Problem(_printable_form(rel), "file name is not valid UTF-8", "skipped"))
+                continue
             if name.startswith("."):
                 problems.append(Problem(rel, "hidden file", "skipped"))
                 continue
             if loader_for(full.suffix) is None:
                 problems.append(Problem(rel, f"unsupported file type '{full.suffix or name}'", "skipped"))
                 continue
-            if full.is_symlink():
-                target = full.resolve()
-                if not target.is_relative_to(real_root):
-                    problems.append(Problem(rel, "symlink leads outside the docs folder", "skipped"))
-                    continue
-                if not target.is_file():
-                    problems.append(Problem(rel, "broken symlink", "skipped"))
-                    continue
             try:
-                size = full.stat().st_size
-                if size > max_file_bytes:
-                    problems.append(Problem(rel, f"file is {size:,} bytes, over the {max_file_bytes:,}-byte cap", "skipped"))
+                if full.is_symlink():
+                    target = full.resolve(strict=True)
+                    if not target.is_relative_to(real_root):
+                        problems.append(Problem(rel, "symlink leads outside the docs folder", "skipped"))
+                        continue
+                info = full.stat()
+                if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read forever; a device never ends
+                    problems.append(Problem(rel, "not a regular file", "skipped"))
+                    continue
+                if info.st_size > max_file_bytes:
+                    problems.append(Problem(rel, f"file is {info.st_size:,} bytes, over the {max_file_bytes:,}-byte cap", "skipped"))
                     continue
                 content = full.read_bytes()
+            except FileNotFoundError:
+                problems.append(Problem(rel, "broken symlink" if full.is_symlink() else "vanished while reading", "skipped"))
+                continue
+            except RuntimeError:  # Path.resolve on a symlink loop
+                problems.append(Problem(rel, "symlink loop", "skipped"))
+                continue
             except OSError as e:
                 problems.append(Problem(rel, f"cannot be read: {e.strerror or e}", "skipped"))
                 continue
             digest = hashlib.sha256(content).hexdigest()
             files.append(SourceFile(rel, collection_of(rel), content, digest))
     return files, problems
+
+
+def _printable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # os.walk hands undecodable bytes over as surrogates
+        return False
+    return True
+
+
+def _printable_form(text: str) -> str:
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _rel(path: Path, root: Path) -> str:

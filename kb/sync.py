@@ -104,6 +104,7 @@ def sync(
     started = time.perf_counter()
     docs_dir = Path(docs_dir)
     files, problems = scan(docs_dir, max_file_bytes)  # raises DocsFolderMissing before anything is recorded
+    unreadable = {p.path for p in problems}  # on disk but not read this time: an indexed one keeps its last version
     files, twins = drop_format_twins(files)
     problems += twins
     report = SyncReport(None, "running", str(docs_dir), problems=problems)
@@ -115,7 +116,7 @@ def sync(
     report.run_id = _start_run(engine, report, lock_timeout_s)
     try:
         with sync_transaction(engine, lock_timeout_s) as conn:
-            _apply(conn, files, report, tokenizer, embedder, progress)
+            _apply(conn, files, unreadable, report, tokenizer, embedder, progress)
             report.status = "ok"
             report.seconds = time.perf_counter() - started
             _finish_run(conn, report)
@@ -144,6 +145,7 @@ def sync_lock_held(engine: Engine) -> bool:
 def _apply(
     conn: Connection,
     files: list[SourceFile],
+    unreadable: set[str],
     report: SyncReport,
     tokenizer: Tokenizer,
     embedder: Embedder | None,
@@ -156,6 +158,9 @@ def _apply(
     )
     existing = {row.path: row for row in conn.execute(select(documents.c.id, documents.c.path, documents.c.content_hash))}
     seen = {f.path for f in files}
+    for path in sorted(unreadable & existing.keys()):
+        seen.add(path)
+        report.problems.append(Problem(path, "the last good version is still served", "kept previous version"))
     analyzer = f"{tokenizer.name} loaders-{LOADERS_VERSION}"
     reindex = conn.execute(select(index_state.c.analyzer).where(index_state.c.id == 1)).scalar() != analyzer
     todo = [f for f in files if reindex or f.path not in existing or existing[f.path].content_hash != f.content_hash]

@@ -85,3 +85,37 @@ def test_a_doc_that_breaks_keeps_its_last_good_version(engine, docs):
     assert problems_by_path(report)["help/warranty.md"] == ("kept previous version", "the last good version is still served")
     assert "help/warranty.md" in indexed_paths(engine)
     assert report.changed == [] and report.removed == []
+
+
+def test_a_page_that_grows_over_the_size_cap_keeps_its_last_good_version(engine, docs):
+    sync(engine, docs, max_file_bytes=4096)
+    (docs / "help" / "warranty.md").write_text("# Warranty\n\n" + "x " * 5000)
+    report = sync(engine, docs, max_file_bytes=4096)
+    assert problems_by_path(report)["help/warranty.md"] == ("kept previous version", "the last good version is still served")
+    assert "help/warranty.md" in indexed_paths(engine) and report.removed == []
+
+
+def test_a_yaml_alias_bomb_in_front_matter_is_refused_and_the_page_indexed(engine, docs):
+    bomb = "\n".join(["a: &a [x, x, x, x, x, x, x, x, x]"] + [f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]"
+                      for p, c in zip("abcdefgh", "bcdefghi")] + ["title: *i"])  # fmt: skip
+    (docs / "help" / "bomb.md").write_text(f"---\n{bomb}\n---\n# Laughs\n\nA page with a hostile header.\n")
+    report = sync(engine, docs)
+    action, reason = problems_by_path(report)["help/bomb.md"]
+    assert action == "repaired" and "aliases" in reason
+    assert "help/bomb.md" in indexed_paths(engine)
+
+
+def test_files_that_cannot_be_read_are_skipped_one_by_one(engine, docs):
+    os.mkfifo(docs / "help" / "pipe.md")
+    os.symlink(docs / "help" / "loop-b.md", docs / "help" / "loop-a.md")
+    os.symlink(docs / "help" / "loop-a.md", docs / "help" / "loop-b.md")
+    with open(os.path.join(os.fsencode(docs / "help"), b"caf\xe9.md"), "w") as f:
+        f.write("# Cafe\n\nA name that is not UTF-8.\n")
+    (docs / "help" / "odd.html").write_text("<![a")
+    report = sync(engine, docs)
+    problems = problems_by_path(report)
+    assert problems["help/pipe.md"] == ("skipped", "not a regular file")
+    assert problems["help/loop-a.md"] == ("skipped", "symlink loop")
+    assert problems["help/caf\\xe9.md"] == ("skipped", "file name is not valid UTF-8")
+    assert problems["help/odd.html"][0] == "skipped"
+    assert "help/warranty.md" in indexed_paths(engine), "the rest of the folder is indexed"

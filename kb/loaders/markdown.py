@@ -31,7 +31,7 @@ def load_markdown(text: str, stem: str) -> Document:
         if tok.type == "front_matter" and tok.map:
             body_start = tok.map[1]
             try:
-                loaded = yaml.safe_load(tok.content)
+                loaded = _front_matter(tok.content)
             except yaml.YAMLError as e:
                 warnings.append(f"front matter is not valid YAML, ignored ({str(e).splitlines()[0]})")
                 loaded = None
@@ -70,6 +70,18 @@ def load_markdown(text: str, stem: str) -> Document:
 
 
 _COMMENT = re.compile(r"<!--.*?-->")
+
+
+MAX_FRONT_MATTER = 64 * 1024
+
+
+def _front_matter(text: str):
+    """YAML front matter without aliases: a few bytes of nested aliases ("billion laughs") expand to gigabytes."""
+    if len(text) > MAX_FRONT_MATTER:
+        raise yaml.YAMLError(f"front matter is over {MAX_FRONT_MATTER // 1024} KB")
+    if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, Loader=yaml.SafeLoader)):
+        raise yaml.YAMLError("front matter uses YAML aliases (*name), which are not allowed")
+    return yaml.safe_load(text)
 
 
 def _lines(lines: list[str], start: int, stop: int, code: set[int]) -> list[Line]:
