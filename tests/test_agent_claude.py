@@ -6,7 +6,8 @@ from sqlalchemy import text
 
 from bot.agent.tools import NO_NEW_EVIDENCE
 from tests.fakes.anthropic import (
-    Cite, answer, calculate, empty_turn, error, last_tool_results, refusal, search, search_results, tool_result_text,
+    Cite, Reply, answer, calculate, empty_turn, error, last_tool_results, message, refusal, search, search_results,
+    tool_result_text,
 )  # fmt: skip
 
 
@@ -331,3 +332,23 @@ def test_a_fallback_that_finds_nothing_gives_the_models_reason(runtime, fake_ant
     fake_anthropic.then(error(529, "overloaded_error", "Overloaded"))
     a = ask(runtime, "What is the vacation policy?")
     assert a.status == "error" and "busy" in a.answer and not a.sources
+
+
+MALFORMED = {
+    "not json": lambda req: Reply(raw=b"{not json"),
+    "an html page": lambda req: Reply(raw=b"<html><body>Bad gateway</body></html>"),
+    "content null": lambda req: Reply(body={"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": None,
+                                            "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1}}),  # fmt: skip
+    "tool input that is a list": lambda req: message([{"type": "tool_use", "id": "t1", "name": "search_docs", "input": ["x"]}], "tool_use"),
+}
+
+
+@pytest.mark.parametrize("kind", MALFORMED)
+def test_a_malformed_model_reply_is_logged_and_answered_from_the_docs(runtime, fake_anthropic, kind):
+    fake_anthropic.then(MALFORMED[kind])
+    a = ask(runtime, "How many API requests can I make per minute?")
+    assert a.status == "answered" and a.answer.startswith("The language model is unavailable")
+    assert "malformed model response" in a.error
+    with runtime.engine.connect() as conn:
+        logged = conn.execute(text("SELECT status, error FROM log_questions WHERE id = :id"), {"id": a.log_id}).one()
+    assert logged.status == "answered" and "malformed model response" in logged.error

@@ -74,6 +74,12 @@ class ClaudeAnswerer:
 
     def step(self) -> Reply:
         response = self._create()
+        try:
+            return self._read(response)
+        except (TypeError, ValueError, AttributeError, KeyError) as e:  # an HTTP 200 that is not a Messages reply
+            raise ModelFailure(UNAVAILABLE, f"malformed model response: {type(e).__name__}: {e}"[:300]) from e
+
+    def _read(self, response) -> Reply:
         content = [b.model_dump(mode="json", exclude_none=True) for b in response.content]
         content = [b for b in content if not (b.get("type") == "text" and not b.get("text", "").strip())]
         if content:
@@ -117,6 +123,8 @@ class ClaudeAnswerer:
             raise ModelFailure(BUSY if busy else UNAVAILABLE, detail) from e
         except anthropic.APIConnectionError as e:
             raise ModelFailure(BUSY, f"anthropic connection failed: {type(e).__name__}: {e}") from e
+        except (anthropic.APIResponseValidationError, ValueError) as e:  # a body that is not JSON (ValueError: its decode error)
+            raise ModelFailure(UNAVAILABLE, f"malformed model response: {type(e).__name__}: {e}"[:300]) from e
         self._record(response.usage)
         return response
 

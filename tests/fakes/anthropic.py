@@ -25,6 +25,7 @@ class Reply:
     body: dict = field(default_factory=dict)
     headers: dict = field(default_factory=dict)
     delay_s: float = 0.0
+    raw: bytes | None = None  # sent as is instead of the JSON body: a broken reply
 
 
 class BadRequest(Exception):
@@ -253,7 +254,7 @@ class FakeAnthropic:
                 reply = fake._handle(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                 if reply.delay_s:
                     threading.Event().wait(reply.delay_s)
-                payload = json.dumps(reply.body).encode()
+                payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(payload)))
