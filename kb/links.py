@@ -3,16 +3,35 @@
 from __future__ import annotations
 
 from pathlib import PurePosixPath
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 _KEEP_SUFFIX = {".html", ".htm"}
 _INDEX_STEMS = {"index", "readme", "_index"}
 
 
+SAFE_SCHEMES = ("http", "https")
+
+
+def safe_url(url: str | None) -> str | None:
+    """An http(s) URL with the characters that would end a Slack link or an HTML attribute escaped; anything
+    else (javascript:, data:, a bare path) is no link at all. A doc's front matter is data, not markup."""
+    if not url:
+        return None
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in SAFE_SCHEMES or not parts.netloc:
+        return None
+    return quote(url, safe=":/?#[]@!$&'()*+,;=%~-._")
+
+
 def page_url(base_url: str | None, path: str, override: str | None = None) -> str | None:
-    """The page's URL: front matter wins, else DOCS_BASE_URL + the path as a site would serve it."""
+    """The page's URL: front matter wins (when it is a safe link), else DOCS_BASE_URL + the path as a site
+    would serve it."""
     if override:
-        return override
+        return safe_url(override)
     if not base_url:
         return None
     p = PurePosixPath(path)

@@ -129,3 +129,25 @@ def test_on_a_public_address_without_a_token_it_refuses_to_start(db_url):
 
     result = run_cli("review", "--host", "0.0.0.0", "--port", "8799", "--db", db_url)
     assert result.returncode == 1 and "set REVIEW_TOKEN" in result.stderr
+
+
+def test_pages_forbid_scripts_and_a_docs_javascript_link_is_not_a_link(db_url, docs):
+    from bot.review.app import create_app
+
+    (docs / "help" / "trap.md").write_text("---\nurl: javascript:alert(1)\n---\n# Gift wrap\n\nGift wrapping costs $4 per order.\n")
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    rt.sync()
+    a = rt.ask("How much does gift wrapping cost?", answerer="local")
+    assert a.status == "answered" and a.sources[0].path == "help/trap.md" and a.sources[0].url is None
+    client = create_app(rt.engine).test_client()
+    page = client.get(f"/q/{a.log_id}")
+    assert page.status_code == 200 and "Gift wrap" in page.text and "javascript:" not in page.text
+    assert "default-src 'none'" in page.headers["Content-Security-Policy"]
+
+
+def test_the_token_redirect_keeps_a_search_with_an_ampersand(logged):
+    from bot.review.app import create_app
+
+    client = create_app(logged.engine, token="s3cret-review").test_client()
+    response = client.get("/?token=s3cret-review&search=returns+%26+refunds")
+    assert response.status_code == 302 and response.headers["Location"].endswith("?search=returns+%26+refunds")

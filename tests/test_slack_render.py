@@ -50,3 +50,12 @@ def json_text(message):
     import json
 
     return json.dumps(message)
+
+
+def test_a_doc_url_cannot_change_a_links_label_or_scheme():
+    from kb.links import page_url
+
+    hijack = Source(1, "Refunds", "help/refunds.md", page_url(None, "help/refunds.md", "https://x.example/a|Click me>"), "help")
+    assert source_link(hijack) == "<https://x.example/a%7CClick%20me%3E|[1] Refunds>"
+    script = Source(1, "Refunds", "help/refunds.md", page_url(None, "help/refunds.md", "javascript:alert(1)"), "help")
+    assert source_link(script) == "[1] Refunds (help/refunds.md)"
