@@ -273,23 +273,19 @@ def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | Non
 
     from bot.scheduler import start_scheduler
     from bot.slack.access import AccessConfigError
-    from bot.slack.app import SlackConfigError, build_app, check_tokens, serve_http, serve_socket_mode
+    from bot.slack.app import SlackConfigError, build_app, check_tokens, serve
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     with clear_errors():
         rt = runtime_for(db, docs)
         try:
             check_tokens(rt.settings, http)
-            app = build_app(rt, rt.settings)
+            app, slack = build_app(rt, rt.settings)
         except (SlackConfigError, AccessConfigError) as e:
             raise click.ClickException(str(e))
         except (BoltError, SlackApiError) as e:
             raise click.ClickException(f"Slack refused the bot token (SLACK_BOT_TOKEN): {e}")
-        start_scheduler(rt)
-        if http:
-            serve_http(app, host, port, threads=max(8, rt.settings.slack_workers))
-        else:
-            serve_socket_mode(app, rt.settings)
+        serve(app, slack, start_scheduler(rt), rt.settings, http, host, port)
 
 
 def log_filters(f):

@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     slack_channels_file: Path | None = Field(None, alias="SLACK_CHANNELS_FILE")
     slack_max_question_chars: int = Field(2000, alias="SLACK_MAX_QUESTION_CHARS", ge=50)
     slack_answer_bots: bool = Field(False, alias="SLACK_ANSWER_BOTS")
+    slack_claim_lease_seconds: float = Field(30, alias="SLACK_CLAIM_LEASE_SECONDS", gt=0)
+    answer_recovery_hours: float = Field(1, alias="ANSWER_RECOVERY_HOURS", ge=0)
+    shutdown_grace_seconds: float = Field(20, alias="SHUTDOWN_GRACE_SECONDS", ge=0)
 
     # Review
     review_token: SecretStr | None = Field(None, alias="REVIEW_TOKEN")

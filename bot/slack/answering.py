@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -13,18 +16,43 @@ from sqlalchemy import select
 from bot.logs.models import questions
 from bot.runtime import Runtime
 from bot.slack.access import Access
-from bot.slack.claims import claim, keys_for, mark_answered
+from bot.slack.claims import Job, claim, keys_for, mark_answered, orphans, take_over
 from bot.slack.render import answer_messages, plain_message, reason_message
+from kb.sync import now
 
 log = logging.getLogger(__name__)
 
 USAGE = "Ask me a question about our docs, for example: @supportbot how long is the warranty?"
 TEXT_ONLY = "I can only read text, not files or images. Please type your question."
 FAILED = "Sorry, something went wrong while I was answering. The bot's owner can find the details in the logs."
+LOST = "Sorry, I was restarted while answering this and it is now too old to pick up. Please ask again."
 IGNORED_SUBTYPES = {
     "message_changed", "message_deleted", "message_replied", "channel_join", "channel_leave", "channel_topic",
     "channel_purpose", "channel_name", "bot_message", "thread_broadcast", "ekm_access_denied", "group_join",
 }  # fmt: skip
+
+
+class InFlight:
+    """How many answers are being made right now, so a stopping process can wait for them."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._idle = threading.Condition()
+
+    @contextmanager
+    def track(self):
+        with self._idle:
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._count -= 1
+                self._idle.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        with self._idle:
+            return self._idle.wait_for(lambda: self._count == 0, timeout)
 
 
 @dataclass
@@ -35,6 +63,10 @@ class Slack:
     access: Access
     max_chars: int = 2000
     answer_bots: bool = False
+    lease: timedelta = timedelta(seconds=30)  # how long a claim holds without its owner renewing it
+    recovery_horizon: timedelta = timedelta(hours=1)  # older orphaned questions get an apology, not an answer
+    in_flight: InFlight = field(default_factory=InFlight)
+    stopping: threading.Event = field(default_factory=threading.Event)
 
 
 def mention_pattern(bot_user_id: str | None) -> re.Pattern:
@@ -83,49 +115,90 @@ def thread_history(client: WebClient, channel: str, root: str, current_ts: str, 
     return turns
 
 
-def answer_message(slack: Slack, client: WebClient, event: dict, event_id: str | None, bot_user_id: str | None, team: str | None) -> None:
+def job_for(event: dict, bot_user_id: str | None, team: str | None) -> Job:
+    """The message as a durable job: what answering it needs, from any process."""
     channel, ts = event["channel"], event["ts"]
-    root = event.get("thread_ts") or ts
-    keys = keys_for(event_id, channel, ts)
-    if not claim(slack.runtime.engine, keys):
+    return Job(
+        channel=channel, ts=ts, root=event.get("thread_ts") or ts,
+        text=mention_pattern(bot_user_id).sub("", event.get("text") or "").strip(),
+        user=event.get("user"), team=team, is_dm=event.get("channel_type") == "im" or channel.startswith("D"),
+        has_files=bool(event.get("files")), bot_user_id=bot_user_id,
+    )  # fmt: skip
+
+
+def answer_message(slack: Slack, client: WebClient, event: dict, event_id: str | None, bot_user_id: str | None, team: str | None) -> None:
+    job = job_for(event, bot_user_id, team)
+    keys = keys_for(event_id, job.channel, job.ts)
+    if not claim(slack.runtime.engine, keys, job, slack.lease):
         log.info("already answered or being answered: %s", keys)
         return
-    is_dm = event.get("channel_type") == "im" or channel.startswith("D")
+    answer_job(slack, client, job, keys)
+
+
+def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> None:
+    """Answer a claimed message in its thread; whatever happens, say something and mark it answered."""
     post = lambda message: client.chat_postMessage(  # noqa: E731
-        channel=channel, thread_ts=root, unfurl_links=False, unfurl_media=False, **message
+        channel=job.channel, thread_ts=job.root, unfurl_links=False, unfurl_media=False, **message
     )
     working = False
-    try:
-        text = mention_pattern(bot_user_id).sub("", event.get("text") or "").strip()
-        if not text:
-            post(plain_message(TEXT_ONLY if event.get("files") else USAGE))
-            mark_answered(slack.runtime.engine, keys)
-            return
-        notice = None
-        if len(text) > slack.max_chars:
-            text = text[: slack.max_chars]
-            notice = f"Your message was long, so I read only its first {slack.max_chars:,} characters."
-        working = True
-        _quietly(client.reactions_add, channel=channel, timestamp=ts, name="eyes")
-        _quietly(client.assistant_threads_setStatus, channel_id=channel, thread_ts=root, status="is searching the docs…")
-        history = thread_history(client, channel, root, ts, bot_user_id) if root != ts else []
-        rule = slack.access.rule(channel, is_dm)
-        origin = {"source": "slack", "team": team, "channel": channel, "user_id": event.get("user"), "thread_ts": root}
-        answer = slack.runtime.ask(text, history, collections=rule.collections, origin=origin)
-        for message in answer_messages(answer, notice):
-            post(message)
-        mark_answered(slack.runtime.engine, keys)
-    except Exception:
-        log.exception("answering %s/%s failed", channel, ts)
+    with slack.in_flight.track():
         try:
-            post(reason_message(FAILED))
+            text = job.text
+            if not text:
+                post(plain_message(TEXT_ONLY if job.has_files else USAGE))
+                mark_answered(slack.runtime.engine, keys)
+                return
+            notice = None
+            if len(text) > slack.max_chars:
+                text = text[: slack.max_chars]
+                notice = f"Your message was long, so I read only its first {slack.max_chars:,} characters."
+            working = True
+            _quietly(client.reactions_add, channel=job.channel, timestamp=job.ts, name="eyes")
+            _quietly(client.assistant_threads_setStatus, channel_id=job.channel, thread_ts=job.root, status="is searching the docs…")
+            history = thread_history(client, job.channel, job.root, job.ts, job.bot_user_id) if job.root != job.ts else []
+            rule = slack.access.rule(job.channel, job.is_dm)
+            origin = {"source": "slack", "team": job.team, "channel": job.channel, "user_id": job.user, "thread_ts": job.root}
+            answer = slack.runtime.ask(text, history, collections=rule.collections, origin=origin)
+            for message in answer_messages(answer, notice):
+                post(message)
             mark_answered(slack.runtime.engine, keys)
         except Exception:
-            log.exception("could not even post the failure reason to %s", channel)
-    finally:
-        if working:
-            _quietly(client.reactions_remove, channel=channel, timestamp=ts, name="eyes")
-            _quietly(client.assistant_threads_setStatus, channel_id=channel, thread_ts=root, status="")
+            log.exception("answering %s/%s failed", job.channel, job.ts)
+            try:
+                post(reason_message(FAILED))
+                mark_answered(slack.runtime.engine, keys)
+            except Exception:
+                log.exception("could not even post the failure reason to %s", job.channel)
+        finally:
+            if working:
+                _quietly(client.reactions_remove, channel=job.channel, timestamp=job.ts, name="eyes")
+                _quietly(client.assistant_threads_setStatus, channel_id=job.channel, thread_ts=job.root, status="")
+
+
+def recover(slack: Slack, client: WebClient) -> int:
+    """Answer the messages whose claiming process died (or apologise for those past the horizon)."""
+    done = 0
+    for key, job, claimed_at in orphans(slack.runtime.engine):
+        if slack.stopping.is_set():
+            break
+        if not take_over(slack.runtime.engine, key, slack.lease):
+            continue  # another process was quicker
+        log.info("taking over %s, claimed at %s by a process that stopped", key, claimed_at)
+        if now() - _aware(claimed_at) > slack.recovery_horizon:
+            try:
+                client.chat_postMessage(channel=job.channel, thread_ts=job.root, **reason_message(LOST))
+            except Exception:
+                log.exception("could not apologise in %s", job.channel)
+                continue
+            mark_answered(slack.runtime.engine, [key])
+        else:
+            answer_job(slack, client, job, [key])
+        done += 1
+    return done
+
+
+def _aware(t: datetime) -> datetime:
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 def _quietly(method, **kwargs) -> None:

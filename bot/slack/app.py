@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+from apscheduler.schedulers.background import BackgroundScheduler
 
 from slack_bolt import App
 from slack_sdk import WebClient
@@ -16,7 +22,8 @@ from slack_sdk.http_retry.builtin_handlers import (
 from bot.runtime import Runtime
 from bot.settings import Settings
 from bot.slack.access import Access
-from bot.slack.answering import Slack
+from bot.slack.answering import Slack, recover
+from bot.slack.claims import release, renew
 from bot.slack.listeners import feedback, mentions, messages
 
 log = logging.getLogger(__name__)
@@ -56,29 +63,78 @@ def web_client(settings: Settings) -> WebClient:
     )
 
 
-def build_app(runtime: Runtime, settings: Settings) -> App:
+def build_app(runtime: Runtime, settings: Settings) -> tuple[App, Slack]:
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     app = App(
         client=web_client(settings),
         signing_secret=secret,
         listener_executor=ThreadPoolExecutor(max_workers=settings.slack_workers, thread_name_prefix="answer"),
     )
-    slack = Slack(runtime, Access.load(settings.slack_channels_file), settings.slack_max_question_chars, settings.slack_answer_bots)
+    slack = Slack(
+        runtime, Access.load(settings.slack_channels_file), settings.slack_max_question_chars, settings.slack_answer_bots,
+        lease=timedelta(seconds=settings.slack_claim_lease_seconds),
+        recovery_horizon=timedelta(hours=settings.answer_recovery_hours),
+    )  # fmt: skip
     for listeners in (mentions, messages, feedback):
         listeners.register(app, slack)
-    return app
+    return app, slack
 
 
-def serve_http(app: App, host: str, port: int, threads: int) -> None:
-    """Events and interactivity at /slack/events, on waitress (a multi-threaded WSGI server)."""
-    import waitress
-    from slack_bolt.adapter.wsgi import SlackRequestHandler
+def keep_claims(slack: Slack, client: WebClient) -> None:
+    """The heartbeat: renew this process's leases, then finish what dead processes left."""
+    try:
+        renew(slack.runtime.engine, slack.lease)
+        recovered = recover(slack, client)
+        if recovered:
+            log.info("answered %d question(s) left by a process that stopped", recovered)
+    except Exception:
+        log.exception("renewing or recovering claims failed; retrying at the next beat")
 
-    log.info("listening on http://%s:%d/slack/events", host, port)
-    waitress.serve(SlackRequestHandler(app), host=host, port=port, threads=threads, ident="supportbot")
 
+def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Settings, http: bool, host: str, port: int) -> None:
+    """Serve until SIGTERM or SIGINT, then stop gracefully: take no new questions (HTTP answers 503 so Slack
+    retries elsewhere; Socket Mode disconnects), finish the answers in flight within SHUTDOWN_GRACE_SECONDS,
+    and release the rest to another process or the next start."""
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    scheduler.add_job(
+        keep_claims, "interval", args=[slack, app.client], id="claims", seconds=max(1.0, slack.lease.total_seconds() / 3),
+        max_instances=1, coalesce=True, next_run_time=datetime.now(UTC),
+    )  # fmt: skip
+    if http:
+        import waitress
+        from slack_bolt.adapter.wsgi import SlackRequestHandler
 
-def serve_socket_mode(app: App, settings: Settings) -> None:
-    from slack_bolt.adapter.socket_mode import SocketModeHandler
+        events = SlackRequestHandler(app)
 
-    SocketModeHandler(app, settings.slack_app_token.get_secret_value()).start()
+        def wsgi(environ, start_response):
+            if slack.stopping.is_set():
+                start_response("503 Service Unavailable", [("Retry-After", "5"), ("Content-Type", "text/plain")])
+                return [b"stopping: retry elsewhere"]
+            return events(environ, start_response)
+
+        server = waitress.create_server(wsgi, host=host, port=port, threads=max(8, settings.slack_workers), ident="supportbot")
+        log.info("listening on http://%s:%d/slack/events", host, port)
+        threading.Thread(target=server.run, name="http", daemon=True).start()
+        close_intake, close = (lambda: None), server.close
+    else:
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        handler = SocketModeHandler(app, settings.slack_app_token.get_secret_value())
+        handler.connect()  # its client keeps the connection (and reconnects) in its own threads
+        close_intake, close = handler.close, (lambda: None)
+    while not stop.wait(0.5):
+        pass
+    slack.stopping.set()
+    close_intake()
+    log.info("stopping: no new questions; waiting up to %.0f s for the answers in flight", settings.shutdown_grace_seconds)
+    finished = slack.in_flight.wait_idle(settings.shutdown_grace_seconds)
+    scheduler.shutdown(wait=False)
+    released = release(slack.runtime.engine)
+    close()
+    if not finished:
+        log.warning("stopped with answers still in flight: %d claim(s) released for another process", released)
+        logging.shutdown()
+        os._exit(0)  # the unfinished answers' threads would hold the exit; their claims are released
+    log.info("stopped cleanly")

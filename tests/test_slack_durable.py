@@ -1,0 +1,96 @@
+"""Nothing lost: a question claimed by a process that dies is answered by another; a stopping process finishes
+what it started and sends Slack elsewhere for the rest."""
+
+import signal
+import time
+from datetime import timedelta
+
+from slack_sdk import WebClient
+from sqlalchemy import create_engine, insert, select
+
+from bot.runtime import Runtime
+from bot.settings import load_settings
+from bot.slack.access import Access
+from bot.slack.answering import LOST, Slack, recover
+from bot.slack.claims import Job, claims
+from kb.sync import now
+from tests.fakes.anthropic import auto_agent
+from tests.fakes.slack import BOT_USER
+
+
+def mention(fake, bot, text, channel="C_GENERAL"):
+    msg = fake.user_says(channel, f"<@{BOT_USER}> {text}")
+    status = fake.deliver(bot.url, fake.events_for(msg)[0])
+    return msg, status
+
+
+def open_claim(db_url, msg):
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            return conn.execute(
+                select(claims.c.owner).where(claims.c.key == f"msg:{msg['channel']}:{msg['ts']}", claims.c.answered_at.is_(None))
+            ).first()
+    finally:
+        engine.dispose()
+
+
+def wait_until(predicate, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)  # polling a database row; the wait ends on evidence, not on the clock
+    raise AssertionError("timed out")
+
+
+def slow_model_env(bot_env, fake_anthropic, delay_s):
+    fake_anthropic.default = auto_agent(delay_s=delay_s)
+    return bot_env | {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": fake_anthropic.url, "ANTHROPIC_MAX_RETRIES": "0",
+                      "ANTHROPIC_TIMEOUT_SECONDS": "60", "SLACK_CLAIM_LEASE_SECONDS": "1"}  # fmt: skip
+
+
+def test_a_question_claimed_by_a_killed_process_is_answered_after_a_restart(fake_slack, bot_env, start_bot, fake_anthropic):
+    first = start_bot(slow_model_env(bot_env, fake_anthropic, delay_s=10))
+    msg, status = mention(fake_slack, first, "How much is express delivery?")
+    assert status == 200
+    wait_until(lambda: open_claim(bot_env["DATABASE_URL"], msg))
+    first.proc.send_signal(signal.SIGKILL)
+    first.proc.wait(10)
+    assert fake_slack.replies(msg["channel"], msg["ts"]) == []
+
+    second = start_bot(bot_env | {"SLACK_CLAIM_LEASE_SECONDS": "1"})  # no model key: the local answerer
+    [reply] = fake_slack.wait_for(lambda: fake_slack.replies(msg["channel"], msg["ts"]))
+    assert "$12" in reply["text"]
+    assert "taking over" in second.log()
+
+
+def test_sigterm_finishes_the_answer_in_flight_refuses_new_events_and_exits_cleanly(fake_slack, bot_env, start_bot, fake_anthropic):
+    bot = start_bot(slow_model_env(bot_env, fake_anthropic, delay_s=1.5))
+    msg, _ = mention(fake_slack, bot, "How much is express delivery?")
+    wait_until(lambda: open_claim(bot_env["DATABASE_URL"], msg))
+    bot.proc.send_signal(signal.SIGTERM)
+    wait_until(lambda: "stopping: no new questions" in bot.log())
+    _, late = mention(fake_slack, bot, "How long is the warranty?")
+    assert late == 503, "a stopping process sends Slack to retry elsewhere"
+    assert bot.proc.wait(30) == 0
+    [reply] = fake_slack.replies(msg["channel"], msg["ts"])
+    assert "According to the docs" in reply["text"]
+    assert "stopped cleanly" in bot.log()
+
+
+def test_an_orphaned_question_past_the_horizon_gets_an_apology_not_an_answer(fake_slack, db_url, docs):
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    rt.sync()
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
+    job = Job(msg["channel"], msg["ts"], msg["ts"], "How much is express delivery?", "U1", "T1", False, False, BOT_USER)
+    long_ago = now() - timedelta(hours=3)
+    with rt.engine.begin() as conn:
+        conn.execute(insert(claims).values(key=job.keys[0], claimed_at=long_ago, owner="gone:1:x", lease_until=long_ago,
+                                           job=job.__dict__))  # fmt: skip
+    slack = Slack(rt, Access.load(None), recovery_horizon=timedelta(hours=1))
+    assert recover(slack, WebClient(token="xoxb-test-token", base_url=fake_slack.api_url)) == 1
+    [reply] = fake_slack.replies(msg["channel"], msg["ts"])
+    assert LOST in reply["text"]
+    assert recover(slack, WebClient(token="xoxb-test-token", base_url=fake_slack.api_url)) == 0, "and only once"
