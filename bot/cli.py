@@ -22,7 +22,7 @@ from kb.database import create_db_engine
 from kb.scan import DocsFolderMissing
 from kb.sync import SyncBusy, SyncReport
 
-EXIT_BUSY = 3
+EXIT_BUSY = SyncBusy.exit_code
 
 
 def db_option(f):

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import resource
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -31,21 +36,57 @@ def sync_is_due(runtime: Runtime) -> bool:
 
 
 def run_sync(runtime: Runtime) -> None:
-    """One scheduled sync; a failure is logged and the previous index keeps serving."""
+    """One scheduled sync, in a child process: a failure is logged and the previous index keeps serving."""
     try:
-        report = runtime.sync()
+        report = sync_in_child(runtime)
     except SyncBusy:
         log.info("scheduled sync skipped: another sync is running")
         return
-    except Exception:
-        log.exception("scheduled sync failed; the previous index keeps serving")
+    except Exception as e:
+        log.error("scheduled sync failed; the previous index keeps serving: %s", e)
         return
     log.info(
         "synced %s: %d added, %d changed, %d removed, %d skipped, index version %d",
-        report.docs_dir, len(report.added), len(report.changed), len(report.removed), report.skipped, report.index_version,
+        report["docs_dir"], len(report["added"]), len(report["changed"]), len(report["removed"]), report["skipped"],
+        report["index_version"],
     )  # fmt: skip
-    if report.changed_anything:
+    if report["added"] or report["changed"] or report["removed"] or report["embedded"]:
         runtime.searcher.refresh()  # built here, beside the index that keeps answering, then swapped in
+
+
+class SyncFailed(RuntimeError):
+    pass
+
+
+def sync_in_child(runtime: Runtime) -> dict:
+    """`supportbot sync --json` in a child process with SYNC_MEMORY_MB of address space, as much CPU time as
+    SYNC_TIMEOUT_SECONDS and that long on the clock. Whatever a document does to a parser, the answering
+    process keeps its memory and its threads; a child stopped halfway leaves the previous index serving
+    (its transaction is never committed)."""
+    settings = runtime.settings
+    limit = int(settings.sync_memory_mb * 2**20)
+    seconds = max(1, int(settings.sync_timeout_seconds))
+
+    def limits() -> None:  # in the child, before it runs Python
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
+
+    env = os.environ | {"DATABASE_URL": settings.database_url, "DOCS_DIR": str(settings.docs_dir)}  # not argv: ps shows that
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "bot.cli", "sync", "--json"], env=env, capture_output=True, text=True,
+            timeout=settings.sync_timeout_seconds, preexec_fn=limits,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired as e:
+        raise SyncFailed(f"the sync was stopped after {settings.sync_timeout_seconds:g} s (SYNC_TIMEOUT_SECONDS)") from e
+    if done.returncode == SyncBusy.exit_code:
+        raise SyncBusy(done.stderr.strip())
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        if done.returncode < 0:
+            why = f"killed by signal {-done.returncode} (over SYNC_MEMORY_MB or SYNC_TIMEOUT_SECONDS?)"
+        raise SyncFailed(why)
+    return json.loads(done.stdout)
 
 
 def start_scheduler(runtime: Runtime) -> BackgroundScheduler:

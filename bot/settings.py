@@ -20,6 +20,8 @@ class Settings(BaseSettings):
     database_url: str = Field("sqlite:///supportbot.db", alias="DATABASE_URL")
     docs_base_url: str | None = Field(None, alias="DOCS_BASE_URL")
     sync_interval_minutes: float = Field(30, alias="SYNC_INTERVAL_MINUTES", gt=0)
+    sync_memory_mb: float = Field(4096, alias="SYNC_MEMORY_MB", gt=0)
+    sync_timeout_seconds: float = Field(1800, alias="SYNC_TIMEOUT_SECONDS", gt=0)
     max_file_bytes: int = Field(2 * 1024 * 1024, alias="DOCS_MAX_FILE_BYTES", gt=0)
     search_min_score: float | None = Field(None, alias="SEARCH_MIN_SCORE", ge=0)
     search_mode: Literal["hybrid", "bm25"] = Field("hybrid", alias="SEARCH_MODE")

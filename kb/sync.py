@@ -40,6 +40,8 @@ Progress = Callable[[int, int], None]
 class SyncBusy(RuntimeError):
     """Another sync holds the lock."""
 
+    exit_code = 3  # `supportbot sync` exits with it, so a parent process can tell "busy" from "failed"
+
 
 @dataclass
 class SyncReport:

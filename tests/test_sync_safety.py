@@ -93,3 +93,38 @@ def test_the_lock_is_released_when_its_holder_dies(engine, docs, db_url):
         holder.wait(30)
     assert wait_until(lambda: not sync_lock_held(engine), timeout=10)
     assert sync(engine, docs).status == "ok"
+
+
+def child_runtime(db_url, docs, **limits):
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+
+    return Runtime(load_settings(database_url=db_url, docs_dir=docs, **limits))
+
+
+def test_a_sync_in_a_child_process_indexes_the_folder(db_url, docs):
+    from bot.scheduler import sync_in_child
+
+    report = sync_in_child(child_runtime(db_url, docs))
+    assert len(report["added"]) == 24 and report["status"] == "ok"
+
+
+def test_a_child_sync_past_its_time_is_stopped_and_the_previous_index_keeps_serving(db_url, docs):
+    from bot.scheduler import SyncFailed, sync_in_child
+
+    rt = child_runtime(db_url, docs)
+    rt.sync()
+    (docs / "help" / "gift-cards.md").write_text("# Gift cards\n\nGift cards never expire.\n")
+    slow = child_runtime(db_url, docs, sync_timeout_seconds=0.05)
+    with pytest.raises(SyncFailed, match="stopped after 0.05 s"):
+        sync_in_child(slow)
+    assert rt.searcher.search("warranty length")[0].path == "help/warranty.md"
+    assert not rt.searcher.search("gift cards expire"), "the half-done sync left nothing behind"
+
+
+def test_a_child_sync_over_its_memory_is_stopped_with_a_reason(db_url, docs):
+    from bot.scheduler import SyncFailed, sync_in_child
+
+    with pytest.raises(SyncFailed) as failed:
+        sync_in_child(child_runtime(db_url, docs, sync_memory_mb=64))
+    assert str(failed.value), "the reason is logged, not an empty error"
