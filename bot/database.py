@@ -5,11 +5,13 @@ from __future__ import annotations
 from contextlib import contextmanager
 from pathlib import Path
 
+import tenacity
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, text
+from sqlalchemy.exc import OperationalError
 
 import migrations
 from kb.database import create_db_engine, is_sqlite
@@ -19,6 +21,17 @@ _MIGRATION_LOCK = 7_391_001  # PostgreSQL advisory lock id: one migrator at a ti
 
 class SchemaOutOfDate(RuntimeError):
     pass
+
+
+def retrying(seconds: float) -> tenacity.Retrying:
+    """Retry a database write through a passing outage (a locked SQLite file, a PostgreSQL restart) for up to
+    `seconds`, backing off from 0.2 s to 2 s; then the last error is raised."""
+    return tenacity.Retrying(
+        retry=tenacity.retry_if_exception_type(OperationalError),
+        wait=tenacity.wait_exponential(multiplier=0.2, max=2),
+        stop=tenacity.stop_after_delay(seconds),
+        reraise=True,
+    )
 
 
 def alembic_config() -> Config:

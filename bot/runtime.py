@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy import Engine, func, select
 
 from bot.agent import Answer, answer
-from bot.database import open_database
+from bot.database import open_database, retrying
 from bot.logs.store import record
 from bot.settings import Settings
 from kb.models import chunks
@@ -73,7 +73,9 @@ class Runtime:
         if result.error:
             log.warning("question failed: %s", result.error)
         try:
-            result.log_id = record(self.engine, result, origin or {"source": "cli"}, self.searcher.loaded_version)
+            result.log_id = retrying(self.settings.db_retry_seconds)(
+                record, self.engine, result, origin or {"source": "cli"}, self.searcher.loaded_version
+            )
         except Exception:  # the asker still gets the answer; the operator sees why it was not logged
             log.exception("could not log the answer to %r", question[:80])
         return result

@@ -48,6 +48,7 @@ class Settings(BaseSettings):
     slack_claim_lease_seconds: float = Field(30, alias="SLACK_CLAIM_LEASE_SECONDS", gt=0)
     answer_recovery_hours: float = Field(1, alias="ANSWER_RECOVERY_HOURS", ge=0)
     shutdown_grace_seconds: float = Field(20, alias="SHUTDOWN_GRACE_SECONDS", ge=0)
+    db_retry_seconds: float = Field(10, alias="DB_RETRY_SECONDS", ge=0)
 
     # Review
     review_token: SecretStr | None = Field(None, alias="REVIEW_TOKEN")

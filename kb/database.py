@@ -1,7 +1,7 @@
 """Engines configured the way this project relies on them.
 
 SQLite gets WAL (readers keep serving while a sync writes), enforced foreign
-keys, a generous busy timeout, and transactions that SQLAlchemy really begins,
+keys, a generous busy timeout (the URL's ?timeout=seconds overrides it), and transactions that SQLAlchemy really begins,
 so that a sync can take the write lock up front with BEGIN IMMEDIATE.
 """
 
@@ -25,7 +25,8 @@ def create_db_engine(url: str) -> Engine:
         return create_engine(url, pool_pre_ping=True)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+    busy_ms = int(float(parsed.query.get("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)) * 1000)  # ?timeout=seconds, as pysqlite
+    engine = create_engine(parsed.difference_update_query(["timeout"]), connect_args={"timeout": busy_ms / 1000})
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record):  # pragma: no cover - exercised by every SQLite test
@@ -33,7 +34,7 @@ def create_db_engine(url: str) -> Engine:
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA foreign_keys=ON")
-        cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cur.execute(f"PRAGMA busy_timeout={busy_ms}")
         cur.close()
 
     @event.listens_for(engine, "begin")

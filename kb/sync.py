@@ -22,7 +22,7 @@ from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, or_,
 from sqlalchemy.exc import OperationalError
 
 from kb.chunking import Chunk, index_text
-from kb.database import SQLITE_BUSY_TIMEOUT_MS, is_sqlite
+from kb.database import is_sqlite
 from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, pack, resolve_embedder
 from kb.models import chunks, documents, index_state, sync_runs
@@ -319,13 +319,15 @@ def _short_wait(engine: Engine, seconds: float) -> Iterator[Connection]:
     """A connection that waits at most `seconds` for SQLite's write lock: held longer means another sync."""
     conn = engine.connect()
     sqlite = is_sqlite(engine)
+    usual = None
     try:
         if sqlite:
+            usual = conn.connection.driver_connection.execute("PRAGMA busy_timeout").fetchone()[0]
             conn.connection.driver_connection.execute(f"PRAGMA busy_timeout={int(seconds * 1000)}")
         yield conn
     finally:
-        if sqlite and not conn.invalidated:
-            conn.connection.driver_connection.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        if sqlite and usual is not None and not conn.invalidated:  # back to the engine's own timeout
+            conn.connection.driver_connection.execute(f"PRAGMA busy_timeout={int(usual)}")
         conn.close()
 
 

@@ -94,3 +94,34 @@ def test_an_orphaned_question_past_the_horizon_gets_an_apology_not_an_answer(fak
     [reply] = fake_slack.replies(msg["channel"], msg["ts"])
     assert LOST in reply["text"]
     assert recover(slack, WebClient(token="xoxb-test-token", base_url=fake_slack.api_url)) == 0, "and only once"
+
+
+def test_a_question_that_cannot_be_claimed_gets_a_notice_then_its_answer_when_the_database_is_back(fake_slack, db_url, docs):
+    import sqlite3
+
+    import pytest
+
+    from bot.slack.answering import TROUBLE, answer_held, answer_message
+
+    if not db_url.startswith("sqlite"):
+        pytest.skip("holds SQLite's write lock from outside")
+    rt = Runtime(load_settings(database_url=db_url + "?timeout=0.1", docs_dir=docs, db_retry_seconds=0.5))
+    rt.sync()
+    slack = Slack(rt, Access.load(None), db_retry_s=0.5)
+    client = WebClient(token="xoxb-test-token", base_url=fake_slack.api_url)
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
+    event = fake_slack.events_for(msg)[0]["event"]
+
+    blocker = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")  # another writer holds the file
+    try:
+        answer_message(slack, client, event, "Ev1", BOT_USER, "T1")
+        [notice] = fake_slack.replies(msg["channel"], msg["ts"])
+        assert TROUBLE in notice["text"]
+        assert answer_held(slack, client) == 0, "still locked: held for the next beat"
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert answer_held(slack, client) == 1
+    notice, reply = fake_slack.replies(msg["channel"], msg["ts"])
+    assert "$12" in reply["text"]

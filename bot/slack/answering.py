@@ -12,7 +12,9 @@ from datetime import UTC, datetime, timedelta
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 
+from bot.database import retrying
 from bot.logs.models import questions
 from bot.runtime import Runtime
 from bot.slack.access import Access
@@ -25,6 +27,7 @@ log = logging.getLogger(__name__)
 USAGE = "Ask me a question about our docs, for example: @supportbot how long is the warranty?"
 TEXT_ONLY = "I can only read text, not files or images. Please type your question."
 FAILED = "Sorry, something went wrong while I was answering. The bot's owner can find the details in the logs."
+TROUBLE = "I'm having trouble reaching my database right now. I'll answer here as soon as I can."
 LOST = "Sorry, I was restarted while answering this and it is now too old to pick up. Please ask again."
 IGNORED_SUBTYPES = {
     "message_changed", "message_deleted", "message_replied", "channel_join", "channel_leave", "channel_topic",
@@ -65,8 +68,20 @@ class Slack:
     answer_bots: bool = False
     lease: timedelta = timedelta(seconds=30)  # how long a claim holds without its owner renewing it
     recovery_horizon: timedelta = timedelta(hours=1)  # older orphaned questions get an apology, not an answer
+    db_retry_s: float = 10.0  # how long a write on the answer path retries a busy or unreachable database
     in_flight: InFlight = field(default_factory=InFlight)
     stopping: threading.Event = field(default_factory=threading.Event)
+    _held: list[tuple[Job, list[str]]] = field(default_factory=list)
+    _held_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def hold(self, job: Job, keys: list[str]) -> None:
+        with self._held_lock:
+            self._held.append((job, keys))
+
+    def take_held(self) -> list[tuple[Job, list[str]]]:
+        with self._held_lock:
+            held, self._held = self._held, []
+        return held
 
 
 def mention_pattern(bot_user_id: str | None) -> re.Pattern:
@@ -129,10 +144,35 @@ def job_for(event: dict, bot_user_id: str | None, team: str | None) -> Job:
 def answer_message(slack: Slack, client: WebClient, event: dict, event_id: str | None, bot_user_id: str | None, team: str | None) -> None:
     job = job_for(event, bot_user_id, team)
     keys = keys_for(event_id, job.channel, job.ts)
-    if not claim(slack.runtime.engine, keys, job, slack.lease):
+    try:
+        claimed = retrying(slack.db_retry_s)(claim, slack.runtime.engine, keys, job, slack.lease)
+    except OperationalError:  # the database is away: say so now, answer when it is back
+        log.exception("could not claim %s: the database is unavailable; holding it", keys)
+        slack.hold(job, keys)
+        try:
+            client.chat_postMessage(channel=job.channel, thread_ts=job.root, **plain_message(TROUBLE))
+        except Exception:
+            log.exception("could not post the trouble notice to %s", job.channel)
+        return
+    if not claimed:
         log.info("already answered or being answered: %s", keys)
         return
     answer_job(slack, client, job, keys)
+
+
+def answer_held(slack: Slack, client: WebClient) -> int:
+    """Answer the messages held while the database was away, now that it may be back."""
+    done = 0
+    for job, keys in slack.take_held():
+        try:
+            claimed = claim(slack.runtime.engine, keys, job, slack.lease)
+        except OperationalError:
+            slack.hold(job, keys)  # still away: try again at the next beat
+            continue
+        if claimed:
+            answer_job(slack, client, job, keys)
+            done += 1
+    return done
 
 
 def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> None:
@@ -161,7 +201,7 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
             answer = slack.runtime.ask(text, history, collections=rule.collections, origin=origin)
             for message in answer_messages(answer, notice):
                 post(message)
-            mark_answered(slack.runtime.engine, keys)
+            retrying(slack.db_retry_s)(mark_answered, slack.runtime.engine, keys)
         except Exception:
             log.exception("answering %s/%s failed", job.channel, job.ts)
             try:

@@ -22,7 +22,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 from bot.runtime import Runtime
 from bot.settings import Settings
 from bot.slack.access import Access
-from bot.slack.answering import Slack, recover
+from bot.slack.answering import Slack, answer_held, recover
 from bot.slack.claims import release, renew
 from bot.slack.listeners import feedback, mentions, messages
 
@@ -73,7 +73,7 @@ def build_app(runtime: Runtime, settings: Settings) -> tuple[App, Slack]:
     slack = Slack(
         runtime, Access.load(settings.slack_channels_file), settings.slack_max_question_chars, settings.slack_answer_bots,
         lease=timedelta(seconds=settings.slack_claim_lease_seconds),
-        recovery_horizon=timedelta(hours=settings.answer_recovery_hours),
+        recovery_horizon=timedelta(hours=settings.answer_recovery_hours), db_retry_s=settings.db_retry_seconds,
     )  # fmt: skip
     for listeners in (mentions, messages, feedback):
         listeners.register(app, slack)
@@ -83,6 +83,7 @@ def build_app(runtime: Runtime, settings: Settings) -> tuple[App, Slack]:
 def keep_claims(slack: Slack, client: WebClient) -> None:
     """The heartbeat: renew this process's leases, then finish what dead processes left."""
     try:
+        answer_held(slack, client)
         renew(slack.runtime.engine, slack.lease)
         recovered = recover(slack, client)
         if recovered:
