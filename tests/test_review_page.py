@@ -151,3 +151,12 @@ def test_the_token_redirect_keeps_a_search_with_an_ampersand(logged):
     client = create_app(logged.engine, token="s3cret-review").test_client()
     response = client.get("/?token=s3cret-review&search=returns+%26+refunds")
     assert response.status_code == 302 and response.headers["Location"].endswith("?search=returns+%26+refunds")
+
+
+def test_out_of_range_input_is_a_client_error_not_a_crash(logged):
+    from bot.review.app import create_app
+
+    client = create_app(logged.engine).test_client()
+    assert client.get("/q/99999999999999999999999").status_code == 404
+    assert client.get("/?search=" + "a" * 100_000).status_code == 400
+    assert client.get("/?search=refund").status_code == 200

@@ -201,3 +201,12 @@ def test_the_url_verification_challenge_is_answered(fake_slack, bot):
     with urllib.request.urlopen(request, timeout=10) as response:
         assert response.status == 200
         assert json.loads(response.read()) == {"challenge": "c-123"}
+
+
+def test_junk_bodies_get_a_client_error_and_no_traceback(fake_slack, bot):
+    for body, content_type in [(b"\xff\xfe{not json", "application/json"), (b"payload=%7Bnot-json", "application/x-www-form-urlencoded"),
+                               (b"<xml/>", "text/xml")]:  # fmt: skip
+        for signed in (False, True):
+            status = fake_slack.post(bot.url, body, content_type, signed=signed)
+            assert 400 <= status < 500, (body, signed, status)
+    assert "Traceback" not in bot.log()

@@ -37,6 +37,10 @@ def check_binding(host: str, token: str | None) -> None:
         raise ReviewConfigError(f"the review page is bound to {host}, beyond this machine: set REVIEW_TOKEN to protect it")
 
 
+MAX_ID = 2**63 - 1
+MAX_PARAM = 500  # characters in a filter: a search is words, not a document
+
+
 def create_app(engine: Engine, token: str | None = None) -> Flask:
     app = Flask(__name__)
 
@@ -65,6 +69,10 @@ def create_app(engine: Engine, token: str | None = None) -> Flask:
     def unauthorized(_):
         return render_template("message.html", title="Token needed", message="This review page needs its token: open it with ?token=…"), 401
 
+    @app.errorhandler(400)
+    def bad_request(_):
+        return render_template("message.html", title="Bad request", message=f"A filter is too long (over {MAX_PARAM} characters)."), 400
+
     @app.errorhandler(404)
     def not_found(_):
         return render_template("message.html", title="Not found", message="There is no such page or question."), 404
@@ -72,6 +80,8 @@ def create_app(engine: Engine, token: str | None = None) -> Flask:
     @app.get("/")
     def question_list():
         a = request.args
+        if any(len(v) > MAX_PARAM for v in a.values()):
+            abort(400)
         since = a.get("since") or None
         error = None
         if since:
@@ -87,6 +97,8 @@ def create_app(engine: Engine, token: str | None = None) -> Flask:
 
     @app.get("/q/<int:question_id>")
     def question_detail(question_id: int):
+        if question_id > MAX_ID:  # no row has it, and the database cannot even compare it
+            abort(404)
         trace = question_trace(engine, question_id)
         if trace is None:
             abort(404)

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import io
+import json
 import logging
 import os
 import signal
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from urllib.parse import parse_qs
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from slack_bolt import App
 from slack_sdk import WebClient
+from slack_sdk.signature import SignatureVerifier
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
@@ -92,6 +96,50 @@ def keep_claims(slack: Slack, client: WebClient) -> None:
         log.exception("renewing or recovering claims failed; retrying at the next beat")
 
 
+def _reply(start_response, status: str, text: str, headers: tuple = ()) -> list[bytes]:
+    start_response(status, [("Content-Type", "text/plain"), *headers])
+    return [text.encode()]
+
+
+def gate(events, slack: Slack, verifier: SignatureVerifier):
+    """Before Bolt reads a request: 503 while stopping (Slack retries elsewhere), 401 unless Slack signed it,
+    400 unless its body is what Slack sends (JSON, or a form whose payload is JSON)."""
+
+    def wsgi(environ, start_response):
+        if slack.stopping.is_set():
+            return _reply(start_response, "503 Service Unavailable", "stopping: retry elsewhere", (("Retry-After", "5"),))
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return _reply(start_response, "400 Bad Request", "bad content length")
+        body = environ["wsgi.input"].read(length) if length > 0 else b""
+        headers = {"x-slack-signature": environ.get("HTTP_X_SLACK_SIGNATURE"),
+                   "x-slack-request-timestamp": environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP")}  # fmt: skip
+        try:
+            signed = verifier.is_valid_request(body, headers)
+        except ValueError:  # a timestamp that is not a number
+            signed = False
+        if not signed:
+            return _reply(start_response, "401 Unauthorized", "invalid signature")
+        if not _slack_shaped(body, environ.get("CONTENT_TYPE", "")):
+            return _reply(start_response, "400 Bad Request", "not a Slack request body")
+        environ["wsgi.input"] = io.BytesIO(body)
+        return events(environ, start_response)
+
+    return wsgi
+
+
+def _slack_shaped(body: bytes, content_type: str) -> bool:
+    try:
+        text = body.decode("utf-8")
+        if content_type.startswith("application/json"):
+            return isinstance(json.loads(text), dict)
+        form = parse_qs(text, strict_parsing=bool(text))
+        return "payload" not in form or isinstance(json.loads(form["payload"][0]), dict)
+    except (UnicodeDecodeError, ValueError):
+        return False
+
+
 def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Settings, http: bool, host: str, port: int) -> None:
     """Serve until SIGTERM or SIGINT, then stop gracefully: take no new questions (HTTP answers 503 so Slack
     retries elsewhere; Socket Mode disconnects), finish the answers in flight within SHUTDOWN_GRACE_SECONDS,
@@ -107,14 +155,7 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
         import waitress
         from slack_bolt.adapter.wsgi import SlackRequestHandler
 
-        events = SlackRequestHandler(app)
-
-        def wsgi(environ, start_response):
-            if slack.stopping.is_set():
-                start_response("503 Service Unavailable", [("Retry-After", "5"), ("Content-Type", "text/plain")])
-                return [b"stopping: retry elsewhere"]
-            return events(environ, start_response)
-
+        wsgi = gate(SlackRequestHandler(app), slack, SignatureVerifier(settings.slack_signing_secret.get_secret_value()))
         server = waitress.create_server(wsgi, host=host, port=port, threads=max(8, settings.slack_workers), ident="supportbot")
         log.info("listening on http://%s:%d/slack/events", host, port)
         threading.Thread(target=server.run, name="http", daemon=True).start()
