@@ -128,3 +128,15 @@ def test_a_child_sync_over_its_memory_is_stopped_with_a_reason(db_url, docs):
     with pytest.raises(SyncFailed) as failed:
         sync_in_child(child_runtime(db_url, docs, sync_memory_mb=64))
     assert str(failed.value), "the reason is logged, not an empty error"
+
+
+def test_three_syncs_at_once_on_a_new_sqlite_file_each_succeed_or_say_busy(tmp_path, docs):
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    procs = [
+        subprocess.Popen([sys.executable, "-m", "bot.cli", "sync", "--db", url, "--docs", str(docs)], cwd=REPO,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        for _ in range(3)
+    ]
+    outcomes = [(p.wait(120), p.stderr.read()) for p in procs]
+    assert all(code in (0, 3) for code, _ in outcomes), outcomes
+    assert any(code == 0 for code, _ in outcomes)
