@@ -354,10 +354,13 @@ def logs_show(ctx, question_id: int, db: str | None) -> None:
 @db_option
 @click.pass_context
 def logs_export(ctx, fmt, status, feedback_, problems, channel, source, since, search, limit, db) -> None:
-    """Print the matching questions with their traces as JSON lines or CSV."""
+    """Print every matching question with its trace as JSON lines or CSV (--limit to stop early), streamed."""
     filters = make_filters(status, feedback_, problems, channel, source, since, search, limit)
+    everything = ctx.get_parameter_source("limit") == click.core.ParameterSource.DEFAULT
     with clear_errors():
-        click.echo(export(runtime_for(db or ctx.obj.get("db")).engine, filters, fmt), nl=False)
+        for piece in export(runtime_for(db or ctx.obj.get("db")).engine, filters, fmt, None if everything else limit):
+            sys.stdout.write(piece)
+    sys.stdout.flush()
 
 
 @logs_group.command("prune")

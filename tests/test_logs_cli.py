@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import insert, update
 
 from bot.logs.models import questions
 from bot.logs.report import Filters, export, gaps, list_questions
@@ -101,7 +101,19 @@ def test_export_round_trips_as_jsonl_and_csv(rt, db_url):
     rows = list(csv.DictReader(io.StringIO(cli(db_url, "logs", "export", "--format", "csv", "--status", "answered"))))
     assert [r["question"] for r in rows] == ["How much is express delivery?"]
     assert json.loads(rows[0]["sources"]) == express["sources"] and json.loads(rows[0]["searches"]) == express["searches"]
-    assert export(rt.engine, Filters(status="error"), "jsonl") == ""
+    assert "".join(export(rt.engine, Filters(status="error"), "jsonl")) == ""
+
+
+def test_export_streams_every_matching_row_past_one_batch_and_stops_at_a_limit(rt, db_url):
+    from bot.logs.report import EXPORT_BATCH
+
+    base = {"source": "cli", "question": "q", "answerer": "local", "status": "answered", "answer": "a", "sources": [],
+            "problems": [], "usage": {}, "latency_ms": 1.0}  # fmt: skip
+    with rt.engine.begin() as conn:
+        conn.execute(insert(questions), [base | {"question": f"q{n}", "created_at": datetime.now(UTC)} for n in range(EXPORT_BATCH + 50)])
+    lines = cli(db_url, "logs", "export").splitlines()
+    assert len(lines) == EXPORT_BATCH + 50 and len({json.loads(x)["id"] for x in lines}) == EXPORT_BATCH + 50
+    assert len(cli(db_url, "logs", "export", "--limit", "3").splitlines()) == 3
 
 
 def test_prune_deletes_only_older_questions_with_their_searches(rt, db_url):

@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -55,13 +56,8 @@ def _feedback_summary():
     return select(feedback.c.question_id, ups.label("ups"), downs.label("downs")).group_by(feedback.c.question_id).subquery()
 
 
-def list_questions(engine: Engine, f: Filters) -> list[dict]:
-    fb = _feedback_summary()
-    q = select(
-        questions.c.id, questions.c.created_at, questions.c.source, questions.c.channel, questions.c.user_id,
-        questions.c.status, questions.c.question, questions.c.answerer, questions.c.latency_ms, questions.c.problems,
-        func.coalesce(fb.c.ups, 0).label("ups"), func.coalesce(fb.c.downs, 0).label("downs"),
-    ).outerjoin(fb, fb.c.question_id == questions.c.id)  # fmt: skip
+def _conditions(f: Filters) -> list:
+    """The filters as WHERE conditions on log_questions (all but `problems`, which is checked in Python)."""
     conditions = []
     if f.status:
         conditions.append(questions.c.status == f.status)
@@ -78,6 +74,17 @@ def list_questions(engine: Engine, f: Filters) -> list[dict]:
     if f.search:
         like = f"%{f.search.lower()}%"
         conditions.append(or_(func.lower(questions.c.question).like(like), func.lower(questions.c.answer).like(like)))
+    return conditions
+
+
+def list_questions(engine: Engine, f: Filters) -> list[dict]:
+    fb = _feedback_summary()
+    q = select(
+        questions.c.id, questions.c.created_at, questions.c.source, questions.c.channel, questions.c.user_id,
+        questions.c.status, questions.c.question, questions.c.answerer, questions.c.latency_ms, questions.c.problems,
+        func.coalesce(fb.c.ups, 0).label("ups"), func.coalesce(fb.c.downs, 0).label("downs"),
+    ).outerjoin(fb, fb.c.question_id == questions.c.id)  # fmt: skip
+    conditions = _conditions(f)
     if conditions:
         q = q.where(and_(*conditions))
     q = q.order_by(questions.c.created_at.desc(), questions.c.id.desc())
@@ -119,23 +126,56 @@ EXPORT_FIELDS = ["id", "created_at", "source", "channel", "user_id", "thread_ts"
                  "status", "answer", "sources", "problems", "usage", "error", "latency_ms", "feedback", "searches"]  # fmt: skip
 
 
-def export(engine: Engine, f: Filters, fmt: str) -> str:
-    ids = [r["id"] for r in list_questions(engine, f)]
-    records = []
-    for qid in ids:
-        t = question_trace(engine, qid)
-        t["feedback"] = [{"value": x["value"], "user_id": x["user_id"], "at": x["created_at"].isoformat()} for x in t["feedback"]]
-        t["searches"] = [{"query": s["query"], "collection": s["collection"], "hits": s["hits"]} for s in t["searches"]]
-        t["created_at"] = t["created_at"].isoformat()
-        records.append({k: t.get(k) for k in EXPORT_FIELDS})
+EXPORT_BATCH = 1000
+
+
+def export_records(engine: Engine, f: Filters, limit: int | None = None) -> Iterator[dict]:
+    """Every matching question with its searches and feedback, newest first, read a batch at a time (keyset
+    pagination on id, three queries a batch), so memory stays flat however many rows match."""
+    conditions = _conditions(f)
+    columns = [questions.c[k] for k in EXPORT_FIELDS if k not in ("feedback", "searches")]
+    last_id, sent = None, 0
+    with engine.connect() as conn:
+        while limit is None or sent < limit:
+            q = select(*columns).where(*conditions, *([questions.c.id < last_id] if last_id is not None else []))
+            batch = [dict(r._mapping) for r in conn.execute(q.order_by(questions.c.id.desc()).limit(EXPORT_BATCH))]
+            if not batch:
+                return
+            last_id = batch[-1]["id"]
+            ids = [r["id"] for r in batch]
+            found: dict[int, list] = {i: [] for i in ids}
+            for s in conn.execute(select(searches).where(searches.c.question_id.in_(ids)).order_by(searches.c.ordinal)).mappings():
+                found[s["question_id"]].append({"query": s["query"], "collection": s["collection"], "hits": s["hits"]})
+            votes: dict[int, list] = {i: [] for i in ids}
+            for x in conn.execute(select(feedback).where(feedback.c.question_id.in_(ids)).order_by(feedback.c.id)).mappings():
+                votes[x["question_id"]].append({"value": x["value"], "user_id": x["user_id"], "at": x["created_at"].isoformat()})
+            for r in batch:
+                if f.problems and not real_problems(r["problems"]):
+                    continue
+                r["created_at"] = r["created_at"].isoformat()
+                r["searches"], r["feedback"] = found[r["id"]], votes[r["id"]]
+                yield {k: r.get(k) for k in EXPORT_FIELDS}
+                sent += 1
+                if limit is not None and sent >= limit:
+                    return
+
+
+def export(engine: Engine, f: Filters, fmt: str, limit: int | None = None) -> Iterator[str]:
+    """The export as text pieces (JSON lines, or CSV with its header first), ready to write as they come."""
     if fmt == "jsonl":
-        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        for r in export_records(engine, f, limit):
+            yield json.dumps(r, ensure_ascii=False) + "\n"
+        return
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=EXPORT_FIELDS)
     writer.writeheader()
-    for r in records:
+    for n, r in enumerate(export_records(engine, f, limit), 1):
         writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v for k, v in r.items()})
-    return out.getvalue()
+        if n % EXPORT_BATCH == 0:
+            yield out.getvalue()
+            out.seek(0)
+            out.truncate()
+    yield out.getvalue()
 
 
 def prune(engine: Engine, older_than: timedelta) -> int:
