@@ -41,6 +41,7 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = Field(None, alias="SLACK_APP_TOKEN")
     slack_signing_secret: SecretStr | None = Field(None, alias="SLACK_SIGNING_SECRET")
     slack_api_url: str = Field("https://slack.com/api/", alias="SLACK_API_URL")
+    slack_timeout_seconds: float = Field(30, alias="SLACK_TIMEOUT_SECONDS", ge=1)
     slack_workers: int = Field(16, alias="SLACK_WORKERS", ge=1)
     slack_channels_file: Path | None = Field(None, alias="SLACK_CHANNELS_FILE")
     slack_max_question_chars: int = Field(2000, alias="SLACK_MAX_QUESTION_CHARS", ge=50)

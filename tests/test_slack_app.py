@@ -210,3 +210,18 @@ def test_junk_bodies_get_a_client_error_and_no_traceback(fake_slack, bot):
             status = fake_slack.post(bot.url, body, content_type, signed=signed)
             assert 400 <= status < 500, (body, signed, status)
     assert "Traceback" not in bot.log()
+
+
+def test_a_post_that_times_out_but_lands_is_not_followed_by_an_apology(fake_slack, bot_env, start_bot):
+    bot = start_bot(bot_env | {"SLACK_TIMEOUT_SECONDS": "1"})
+    fake_slack.fail("chat.postMessage", Fault(delay_s=1.5))  # lands after the client gave up on it
+    msg = mention(fake_slack, bot, "How much is express delivery?")
+    fake_slack.wait_for(lambda: "checking whether it landed" in bot.log())
+    [reply] = answers(fake_slack, msg)
+    assert "$12" in reply["text"]
+    engine = create_engine(bot_env["DATABASE_URL"])
+    with engine.connect() as conn:
+        assert conn.execute(select(questions.c.status).where(questions.c.thread_ts == msg["ts"])).scalar() == "answered"
+    engine.dispose()
+    bot.stop()
+    assert len(fake_slack.replies(msg["channel"], msg["ts"])) == 1, "no 'Sorry' beside the answer"

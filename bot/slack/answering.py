@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+import tenacity
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from sqlalchemy import select
@@ -175,11 +176,35 @@ def answer_held(slack: Slack, client: WebClient) -> int:
     return done
 
 
+def post_once(client: WebClient, job: Job, message: dict) -> None:
+    """Post in the job's thread. A post that timed out may still have landed: look for it in the thread
+    (for as long again as the client waits) before calling it failed, so the asker never gets it twice,
+    nor "Sorry" beside the answer."""
+    try:
+        client.chat_postMessage(channel=job.channel, thread_ts=job.root, unfurl_links=False, unfurl_media=False, **message)
+        return
+    except OSError as e:  # a timeout (TimeoutError) or a dropped connection (URLError): it may have landed
+        failure = e
+    log.warning("posting to %s timed out or failed (%s): checking whether it landed", job.channel, failure)
+
+    def landed() -> bool:
+        replies = client.conversations_replies(channel=job.channel, ts=job.root, limit=200).get("messages", [])
+        mine = job.bot_user_id
+        return any((m.get("user") == mine or m.get("bot_id")) and float(m.get("ts", 0)) > float(job.ts)
+                   and m.get("text") == message.get("text") for m in replies)  # fmt: skip
+
+    check = tenacity.Retrying(
+        retry=tenacity.retry_if_result(lambda found: not found) | tenacity.retry_if_exception_type((SlackApiError, OSError)),
+        wait=tenacity.wait_exponential(multiplier=0.25, max=2), stop=tenacity.stop_after_delay(2 * client.timeout),
+        retry_error_callback=lambda _: False,
+    )  # fmt: skip
+    if not check(landed):
+        raise failure
+
+
 def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> None:
     """Answer a claimed message in its thread; whatever happens, say something and mark it answered."""
-    post = lambda message: client.chat_postMessage(  # noqa: E731
-        channel=job.channel, thread_ts=job.root, unfurl_links=False, unfurl_media=False, **message
-    )
+    post = lambda message: post_once(client, job, message)  # noqa: E731
     working = False
     with slack.in_flight.track():
         try:

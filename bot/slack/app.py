@@ -59,6 +59,7 @@ def web_client(settings: Settings) -> WebClient:
     return WebClient(
         token=settings.slack_bot_token.get_secret_value(),
         base_url=settings.slack_api_url,
+        timeout=int(settings.slack_timeout_seconds),
         retry_handlers=[
             ConnectionErrorRetryHandler(max_retry_count=2),
             RateLimitErrorRetryHandler(max_retry_count=3),
