@@ -228,8 +228,12 @@ def _similar(a: set[str], b: set[str]) -> bool:
     return shared >= 2 and shared / min(len(a), len(b)) >= 0.5 or (shared == 1 and max(len(a), len(b)) <= 2)
 
 
-def gaps(engine: Engine, since: str | None = None) -> list[Gap]:
-    """Unanswered or 'not helpful' questions, grouped when they ask the same thing."""
+GAPS_WINDOW = 5000  # the newest unanswered questions grouped: what the docs should say next, read in well under a second
+
+
+def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW) -> list[Gap]:
+    """Unanswered or 'not helpful' questions (the newest `window` of them), grouped when they ask the same
+    thing. Each question is compared only with the groups that share a word with it (an inverted index)."""
     fb = _feedback_summary()
     q = (
         select(questions.c.id, questions.c.created_at, questions.c.question, questions.c.status, questions.c.closest,
@@ -237,18 +241,24 @@ def gaps(engine: Engine, since: str | None = None) -> list[Gap]:
         .outerjoin(fb, fb.c.question_id == questions.c.id)
         .where(or_(questions.c.status.in_(("abstained", "budget_exhausted")), fb.c.downs > 0))
         .order_by(questions.c.created_at.desc(), questions.c.id.desc())
+        .limit(window)
     )
     if since:
         q = q.where(questions.c.created_at >= datetime.now(UTC) - parse_age(since))
     groups: list[Gap] = []
+    holding: dict[str, list[int]] = {}  # word -> the groups whose words hold it, oldest first
     with engine.connect() as conn:
         for row in conn.execute(q).mappings():
             words = _content_words(row["question"])
-            group = next((g for g in groups if _similar(words, g.words)), None)
-            if group is None:
-                group = Gap()
-                groups.append(group)
+            candidates = sorted({g for w in words for g in holding.get(w, ())})
+            found = next((g for g in candidates if _similar(words, groups[g].words)), None)
+            if found is None:
+                found = len(groups)
+                groups.append(Gap())
+            group = groups[found]
             group.questions.append(dict(row))
+            for w in words - group.words:
+                holding.setdefault(w, []).append(found)
             group.words |= words
             for page in [*(row["closest"] or []), *(row["sources"] or [])]:
                 group.pages[page["path"]] = group.pages.get(page["path"], 0) + 1
