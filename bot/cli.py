@@ -275,9 +275,10 @@ def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | Non
     from bot.slack.access import AccessConfigError
     from bot.slack.app import SlackConfigError, build_app, check_tokens, serve
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     with clear_errors():
         rt = runtime_for(db, docs)
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        logging.getLogger("bot").setLevel(rt.settings.log_level)  # ours only: libraries' debug output may hold request details
         try:
             check_tokens(rt.settings, http)
             app, slack = build_app(rt, rt.settings)

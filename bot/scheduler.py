@@ -45,13 +45,13 @@ def run_sync(runtime: Runtime) -> None:
     except Exception as e:
         log.error("scheduled sync failed; the previous index keeps serving: %s", e)
         return
-    log.info(
-        "synced %s: %d added, %d changed, %d removed, %d skipped, index version %d",
-        report["docs_dir"], len(report["added"]), len(report["changed"]), len(report["removed"]), report["skipped"],
-        report["index_version"],
-    )  # fmt: skip
     if report["added"] or report["changed"] or report["removed"] or report["embedded"]:
         runtime.searcher.refresh()  # built here, beside the index that keeps answering, then swapped in
+    log.info(
+        "synced %s: %d added, %d changed, %d removed, %d skipped; serving index version %d",
+        report["docs_dir"], len(report["added"]), len(report["changed"]), len(report["removed"]), report["skipped"],
+        runtime.searcher.loaded_version or report["index_version"],
+    )  # fmt: skip
 
 
 class SyncFailed(RuntimeError):

@@ -54,6 +54,7 @@ class Settings(BaseSettings):
     # Review
     review_token: SecretStr | None = Field(None, alias="REVIEW_TOKEN")
     log_retention_days: int | None = Field(None, alias="LOG_RETENTION_DAYS", ge=1)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", alias="LOG_LEVEL")
 
     def __repr__(self) -> str:  # never print a secret, even by accident
         return f"Settings(database_url={self.database_url!r}, docs_dir={str(self.docs_dir)!r})"

@@ -184,6 +184,7 @@ def bot_env(fake_slack, db_url, docs):
         "DATABASE_URL": db_url,
         "DOCS_DIR": str(docs),
         "DOCS_BASE_URL": "https://help.auralis.example",
+        "LOG_LEVEL": "DEBUG",  # the bot says why it ignored an event: the evidence negative tests wait for
     }
 
 

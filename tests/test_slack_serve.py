@@ -43,10 +43,9 @@ def test_the_scheduled_resync_picks_up_a_new_page_while_serving(fake_slack, bot_
             return conn.execute(select(sync_runs.c.id).where(sync_runs.c.added == 1)).first()
 
     deadline = time.monotonic() + 30
-    while not synced_gift_cards():
+    while not (synced_gift_cards() and "1 added, 0 changed, 0 removed, 0 skipped; serving index version" in bot.log()):
         assert time.monotonic() < deadline, bot.log()
-        time.sleep(0.2)
-    time.sleep(0.5)  # the serving index is rebuilt right after the sync
+        time.sleep(0.2)  # polling for the evidence: the new index is serving
     msg = fake_slack.user_says("D_ALICE", "Do gift cards expire?")
     fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
     [reply] = fake_slack.wait_for(lambda: fake_slack.replies("D_ALICE", msg["ts"]))
