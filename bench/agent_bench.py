@@ -20,10 +20,12 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.agent import answer  # noqa: E402
-from bot.runtime import Runtime  # noqa: E402
-from bot.settings import SAMPLE_EVAL, load_settings  # noqa: E402
-from tests.fakes.anthropic import FakeAnthropic, answer as scripted_answer, search as scripted_search  # noqa: E402
+from bot.agent import answer
+from bot.runtime import Runtime
+from bot.settings import SAMPLE_EVAL, load_settings
+from tests.fakes.anthropic import FakeAnthropic
+from tests.fakes.anthropic import answer as scripted_answer
+from tests.fakes.anthropic import search as scripted_search
 
 
 def timed(fn, items, rounds):
@@ -60,7 +62,11 @@ def main() -> None:
 
     print(f"{len(questions)} questions from {SAMPLE_EVAL.name}, 5 rounds each")
     base = line("bare search (baseline)", timed(lambda q: searcher.search(q), questions, 5))
-    line("local answerer, whole loop", timed(lambda q: answer(q, searcher=searcher, settings=settings, answerer="local"), questions, 5), base)
+    line(
+        "local answerer, whole loop",
+        timed(lambda q: answer(q, searcher=searcher, settings=settings, answerer="local"), questions, 5),
+        base,
+    )
     line("claude loop, zero-latency fake", timed(claude, questions, 5), base)
     line("local answerer + answer log write", timed(lambda q: rt.ask(q, answerer="local"), questions, 5), base)
     fake.stop()

@@ -22,11 +22,11 @@ from sqlalchemy import insert, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.corpus import bench_database  # noqa: E402
-from bench.search_bench import rss_mb  # noqa: E402
-from bot.database import open_database  # noqa: E402
-from bot.logs.models import feedback, questions, searches  # noqa: E402
-from bot.logs.report import EXPORT_FIELDS, Filters, export, question_trace  # noqa: E402
+from bench.corpus import bench_database
+from bench.search_bench import rss_mb
+from bot.database import open_database
+from bot.logs.models import feedback, questions, searches
+from bot.logs.report import EXPORT_FIELDS, Filters, export, question_trace
 
 
 def write_log(engine, rows: int, batch: int = 5000) -> None:
@@ -44,7 +44,10 @@ def write_log(engine, rows: int, batch: int = 5000) -> None:
                 for i in range(start, start + n)
             ])  # fmt: skip
             ids = range(first + 1, first + n + 1)
-            conn.execute(insert(searches), [{"question_id": q, "ordinal": 0, "query": "express delivery", "hits": hit, "ms": 1.0} for q in ids])
+            conn.execute(
+                insert(searches),
+                [{"question_id": q, "ordinal": 0, "query": "express delivery", "hits": hit, "ms": 1.0} for q in ids],
+            )
             conn.execute(insert(feedback), [{"question_id": q, "value": "up", "user_id": "U2", "created_at": now} for q in ids])
 
 
@@ -66,7 +69,10 @@ def main() -> None:
         n = sum(sink.write(piece) and 1 for piece in export(engine, Filters(), "jsonl"))
         ours_s = time.perf_counter() - t
         growth = rss_mb() - base
-        ids = [r for (r,) in engine.connect().execute(select(questions.c.id).order_by(questions.c.id.desc()).limit(args.baseline_rows))]
+        ids = [
+            r
+            for (r,) in engine.connect().execute(select(questions.c.id).order_by(questions.c.id.desc()).limit(args.baseline_rows))
+        ]
         t = time.perf_counter()
         for qid in ids:  # the export before streaming: one trace (three queries) per question
             trace = question_trace(engine, qid)

@@ -76,7 +76,12 @@ def figures(searcher: Searcher, cases, k: int = 5) -> tuple[int, int, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "supportbot-realdocs", help="Where the fetched docs sets are kept between runs.")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "supportbot-realdocs",
+        help="Where the fetched docs sets are kept between runs.",
+    )
     parser.add_argument("--skip-answers", action="store_true", help="Score retrieval only, not the local answerer.")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -95,7 +100,10 @@ def main() -> None:
         started = time.perf_counter()
         stemmed = open_database(f"sqlite:///{work / name}.db")
         report = sync(stemmed, docs)
-        print(f"{name}: {report.chunks} chunks from {len(report.added)} pages, synced with vectors in {time.perf_counter() - started:.1f} s", flush=True)
+        print(
+            f"{name}: {report.chunks} chunks from {len(report.added)} pages, synced with vectors in {time.perf_counter() - started:.1f} s",
+            flush=True,
+        )
         methods = {
             "BM25, no stemming, best chunk (before)": Searcher(plain, tokenizer=Tokenizer(), embedder=None, page_bonus=0),
             "BM25, Snowball, best chunk": Searcher(stemmed, embedder=None, page_bonus=0),

@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.corpus import bench_database  # noqa: E402
-from bot.runtime import Runtime  # noqa: E402
-from bot.settings import load_settings  # noqa: E402
-from tests.conftest import BotProcess  # noqa: E402
-from tests.fakes.anthropic import FakeAnthropic, auto_agent  # noqa: E402
-from tests.fakes.slack import BOT_USER, FakeSlack  # noqa: E402
+from bench.corpus import bench_database
+from bot.runtime import Runtime
+from bot.settings import load_settings
+from tests.conftest import BotProcess
+from tests.fakes.anthropic import FakeAnthropic, auto_agent
+from tests.fakes.slack import BOT_USER, FakeSlack
 
 QUESTIONS = ["How much is express delivery?", "How long is the warranty on Pods Pro?", "What header do I put my API key in?",
              "Can I go swimming with my earbuds?", "What does error 409 mean?"]  # fmt: skip
@@ -64,7 +64,9 @@ def main() -> None:
         slack.wait_for(lambda: slack.replies("C_LOAD", probe["ts"]), timeout=60)
         idle_s = time.perf_counter() - t
 
-        messages = [slack.user_says("C_LOAD", f"<@{BOT_USER}> {QUESTIONS[i % len(QUESTIONS)]} (#{i})") for i in range(args.mentions)]
+        messages = [
+            slack.user_says("C_LOAD", f"<@{BOT_USER}> {QUESTIONS[i % len(QUESTIONS)]} (#{i})") for i in range(args.mentions)
+        ]
         acks: list[float] = []
         statuses: list[int] = []
 
@@ -92,7 +94,9 @@ def main() -> None:
     q = statistics.quantiles(acks, n=100)
     print(f"{args.mentions} mentions (+ their twins) from {args.senders} senders to {args.processes} process(es), "
           f"{args.workers} workers each, model {args.model_seconds:g} s per turn, database {url.split(':')[0]}")  # fmt: skip
-    print(f"acknowledgement   p50 {statistics.median(acks):7.1f} ms   p99 {q[98]:7.1f} ms   max {max(acks):7.1f} ms   (non-2xx: {sum(s != 200 for s in statuses)})")
+    print(
+        f"acknowledgement   p50 {statistics.median(acks):7.1f} ms   p99 {q[98]:7.1f} ms   max {max(acks):7.1f} ms   (non-2xx: {sum(s != 200 for s in statuses)})"
+    )
     print(f"answers           {args.mentions} in {elapsed:.1f} s = {args.mentions / elapsed:.2f} per second "
           f"(idle baseline: one answer in {idle_s:.2f} s, so {elapsed / idle_s:.1f}x one answer's time)")  # fmt: skip
     print(f"exactly once      {sum(c == 1 for c in counts)}/{len(counts)} mentions got one answer; "

@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.corpus import bench_database, write_docs  # noqa: E402
-from bot.database import open_database  # noqa: E402
-from kb.sync import sync  # noqa: E402
+from bench.corpus import bench_database, write_docs
+from bot.database import open_database
+from kb.sync import sync
 
 
 def timed(fn):

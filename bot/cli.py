@@ -84,7 +84,7 @@ def progress_bar():
 
 
 def print_sync_report(report: SyncReport, err: bool = False) -> None:
-    echo = lambda s="": click.echo(s, err=err)  # noqa: E731
+    echo = lambda s="": click.echo(s, err=err)
     echo(
         f"Synced {report.docs_dir} in {report.seconds:.2f} s: {len(report.added)} added, {len(report.changed)} changed, "
         f"{len(report.removed)} removed, {report.unchanged} unchanged, {report.skipped} skipped. "
@@ -145,7 +145,9 @@ def search_cmd(query: str, k: int, collection: str | None, docs: Path | None, db
 
 def answerer_option(f):
     return click.option(
-        "--answerer", type=click.Choice(["local", "claude"]), help="Who answers (default: claude with ANTHROPIC_API_KEY, else local)."
+        "--answerer",
+        type=click.Choice(["local", "claude"]),
+        help="Who answers (default: claude with ANTHROPIC_API_KEY, else local).",
     )(f)
 
 
@@ -202,11 +204,37 @@ def ask_cmd(question, docs, db, answerer, collection, trace, as_json) -> None:
 @db_option
 @answerer_option
 @click.option("--k", "k", default=5, show_default=True, type=click.IntRange(1, 50), help="Recall counts the top k hits.")
-@click.option("--min-recall", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Fail (exit 2) below this recall@k of the answerer's searches.")
-@click.option("--min-page-recall", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Fail below this page recall@k of one search with the question.")
-@click.option("--min-mrr", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Fail below this MRR of the first right page.")
-@click.option("--min-pass-rate", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Fail below this share of answerable questions answered right.")
-@click.option("--min-abstention", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Fail below this share of uncovered questions abstained on.")
+@click.option(
+    "--min-recall",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    show_default=True,
+    help="Fail (exit 2) below this recall@k of the answerer's searches.",
+)
+@click.option(
+    "--min-page-recall",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    show_default=True,
+    help="Fail below this page recall@k of one search with the question.",
+)
+@click.option(
+    "--min-mrr", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Fail below this MRR of the first right page."
+)
+@click.option(
+    "--min-pass-rate",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    show_default=True,
+    help="Fail below this share of answerable questions answered right.",
+)
+@click.option(
+    "--min-abstention",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    show_default=True,
+    help="Fail below this share of uncovered questions abstained on.",
+)
 @click.option("--max-citation-problems", type=click.IntRange(0), default=None, help="Fail above this many citation problems.")
 @json_option
 def eval_cmd(

@@ -64,8 +64,7 @@ def open_database(url: str) -> Engine:
         upgrade(engine)
     elif current != head_revision():
         raise SchemaOutOfDate(
-            f"the database is at schema revision {current}, this supportbot needs {head_revision()}: "
-            "run `supportbot db upgrade`"
+            f"the database is at schema revision {current}, this supportbot needs {head_revision()}: run `supportbot db upgrade`"
         )
     return engine
 

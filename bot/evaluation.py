@@ -22,7 +22,14 @@ import yaml
 
 from bot.agent.types import Answer
 
-CITATION_PROBLEMS = {"cites_unretrieved", "source_mismatch", "bad_block_range", "cited_text_mismatch", "number_not_in_passage", "unsourced_number"}
+CITATION_PROBLEMS = {
+    "cites_unretrieved",
+    "source_mismatch",
+    "bad_block_range",
+    "cited_text_mismatch",
+    "number_not_in_passage",
+    "unsourced_number",
+}
 
 
 class QuestionFileError(ValueError):

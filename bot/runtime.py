@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 import logging
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 
@@ -13,11 +13,10 @@ from bot.agent import Answer, answer
 from bot.database import open_database, retrying
 from bot.logs.store import record
 from bot.settings import Settings
-from kb.models import chunks
 from kb.embedding import Embedder, EmbedderUnavailable, default_embedder
+from kb.models import chunks
 from kb.search import DEFAULT_MIN_SCORE, Searcher
 from kb.sync import Progress, SyncReport, sync
-
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +68,9 @@ class Runtime:
         origin: dict | None = None,
     ) -> Answer:
         """Answer a question and log it (the log row is committed before this returns)."""
-        result = answer(question, history, searcher=self.searcher, settings=self.settings, answerer=answerer, collections=collections)
+        result = answer(
+            question, history, searcher=self.searcher, settings=self.settings, answerer=answerer, collections=collections
+        )
         if result.error:
             log.warning("question failed: %s", result.error)
         try:

@@ -168,9 +168,7 @@ def never_used(words: list[QuestionWord], df: dict[str, int]) -> list[str]:
 def docs_weights(words: list[QuestionWord], df: dict[str, int], chunks: int) -> dict[str, float]:
     """Each word's weight for coverage: English rarity times its IDF here over the IDF of a word in one chunk."""
     rarest = float(lucene_idf(chunks, 1)) or 1.0
-    return {
-        w.term: w.weight * min(1.0, float(lucene_idf(chunks, max(df.get(w.term, 0), 1))) / rarest) for w in words
-    }
+    return {w.term: w.weight * min(1.0, float(lucene_idf(chunks, max(df.get(w.term, 0), 1))) / rarest) for w in words}
 
 
 def coverage(words: list[QuestionWord], present: set[str], weights: dict[str, float]) -> Coverage:

@@ -65,9 +65,7 @@ class BM25Index:
 
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(postings_per_chunk, out=indptr[1:])
-        by_chunk = sp.csr_matrix(
-            (postings["tf"].astype(np.float32), postings["t"].astype(np.int32), indptr), shape=(n, n_terms)
-        )
+        by_chunk = sp.csr_matrix((postings["tf"].astype(np.float32), postings["t"].astype(np.int32), indptr), shape=(n, n_terms))
         by_term = by_chunk.tocsc()  # the transpose: a counting sort, linear in the postings
         del by_chunk
         self._starts = by_term.indptr

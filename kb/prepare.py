@@ -39,9 +39,7 @@ def decode(content: bytes) -> tuple[str, str | None]:
         return content.decode("utf-8-sig", errors="replace"), f"bytes that are not UTF-8 replaced (first at offset {e.start})"
 
 
-def prepare(
-    source: SourceFile, tokenizer: Tokenizer, vocabulary: Vocabulary
-) -> tuple[PreparedDocument | None, list[Problem]]:
+def prepare(source: SourceFile, tokenizer: Tokenizer, vocabulary: Vocabulary) -> tuple[PreparedDocument | None, list[Problem]]:
     problems: list[Problem] = []
     suffix = PurePosixPath(source.path).suffix
     loader = loader_for(suffix)

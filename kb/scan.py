@@ -85,7 +85,9 @@ def scan(root: Path, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> tuple[list
                     problems.append(Problem(rel, "not a regular file", "skipped"))
                     continue
                 if info.st_size > max_file_bytes:
-                    problems.append(Problem(rel, f"file is {info.st_size:,} bytes, over the {max_file_bytes:,}-byte cap", "skipped"))
+                    problems.append(
+                        Problem(rel, f"file is {info.st_size:,} bytes, over the {max_file_bytes:,}-byte cap", "skipped")
+                    )
                     continue
                 content = full.read_bytes()
             except FileNotFoundError:

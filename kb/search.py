@@ -24,11 +24,10 @@ from sqlalchemy import Engine, select
 
 from kb.coverage import (
     Coverage,
-    QuestionWord,
+    Question,
     coverage,
     docs_weights,
     is_evidence,
-    Question,
     never_used,
     read_question,
 )
@@ -269,9 +268,7 @@ class Searcher:
                 break
         return self.hits([(int(index.bm25.chunk_ids[c.row]), float(bm[c.row]), c) for c in kept])
 
-    def _rank(
-        self, index: ServingIndex, query: str, collections: Sequence[str] | None
-    ) -> tuple[list[_Candidate], np.ndarray]:
+    def _rank(self, index: ServingIndex, query: str, collections: Sequence[str] | None) -> tuple[list[_Candidate], np.ndarray]:
         """The best chunk of every page either ranking found, pages best first."""
         bm = index.bm25.scores(query)
         mask = None
@@ -290,9 +287,7 @@ class Searcher:
         out = []
         for _, _, rows in rank_pages(fused, index.pages, self.page_bonus):
             for row in rows[:CHUNKS_PER_PAGE]:
-                out.append(
-                    _Candidate(row, positions[0].get(row), positions[1].get(row) if len(positions) > 1 else None)
-                )
+                out.append(_Candidate(row, positions[0].get(row), positions[1].get(row) if len(positions) > 1 else None))
         return out, bm
 
     def hits(self, scored: list[tuple[int, float, _Candidate]]) -> list[Hit]:
@@ -303,9 +298,15 @@ class Searcher:
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(
-                    chunks.c.id, chunks.c.heading, chunks.c.anchor, chunks.c.lines,
-                    documents.c.path, documents.c.collection, documents.c.title, documents.c.url,
-                )  # fmt: skip
+                    chunks.c.id,
+                    chunks.c.heading,
+                    chunks.c.anchor,
+                    chunks.c.lines,
+                    documents.c.path,
+                    documents.c.collection,
+                    documents.c.title,
+                    documents.c.url,
+                )
                 .join(documents, documents.c.id == chunks.c.document_id)
                 .where(chunks.c.id.in_(ids))
             ).all()

@@ -25,10 +25,10 @@ from kb.chunking import Chunk, index_text
 from kb.database import is_sqlite
 from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, pack, resolve_embedder
+from kb.loaders import LOADERS_VERSION
 from kb.models import chunks, documents, index_state, sync_runs
 from kb.prepare import PreparedDocument, prepare
 from kb.scan import DEFAULT_MAX_FILE_BYTES, Problem, SourceFile, scan
-from kb.loaders import LOADERS_VERSION
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
 from kb.twins import drop_format_twins
 from kb.vocabulary import Vocabulary
@@ -265,10 +265,7 @@ def _embed_missing(conn: Connection, embedder: Embedder, batch: int = 2000) -> i
         vectors = embedder.embed(texts)
         conn.execute(
             update(chunks).where(chunks.c.id == bindparam("row_id")),
-            [
-                {"row_id": r.id, "embedding": pack(v), "embedding_model": embedder.name}
-                for r, v in zip(rows, vectors)
-            ],
+            [{"row_id": r.id, "embedding": pack(v), "embedding_model": embedder.name} for r, v in zip(rows, vectors)],
         )
     return len(ids)
 

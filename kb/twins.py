@@ -26,7 +26,9 @@ def _words(source: SourceFile) -> set[str] | None:
         document = loader_for(path.suffix)(source.content.decode("utf-8", errors="replace"), path.stem)
     except (LoadError, RecursionError):
         return None  # prepare() reports it
-    text = " ".join([document.title, *(s.heading for s in document.sections), *(ln.text for s in document.sections for ln in s.lines)])
+    text = " ".join(
+        [document.title, *(s.heading for s in document.sections), *(ln.text for s in document.sections for ln in s.lines)]
+    )
     return set(re.findall(r"\w+", text.lower()))
 
 

@@ -70,9 +70,7 @@ def docs(tmp_path) -> Path:
 def run_cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """`supportbot ARGS` as a real process, the way a user or cron runs it."""
     full_env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"} | (env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "bot.cli", *args], capture_output=True, text=True, env=full_env, timeout=timeout
-    )
+    return subprocess.run([sys.executable, "-m", "bot.cli", *args], capture_output=True, text=True, env=full_env, timeout=timeout)
 
 
 @pytest.fixture

@@ -6,7 +6,17 @@ from sqlalchemy import text
 
 from bot.agent.tools import NO_NEW_EVIDENCE
 from tests.fakes.anthropic import (
-    Cite, Reply, answer, calculate, empty_turn, error, last_tool_results, message, refusal, search, search_results,
+    Cite,
+    Reply,
+    answer,
+    calculate,
+    empty_turn,
+    error,
+    last_tool_results,
+    message,
+    refusal,
+    search,
+    search_results,
     tool_result_text,
 )  # fmt: skip
 
@@ -31,7 +41,10 @@ def test_a_missed_search_then_the_docs_words_find_two_pages_that_are_both_cited(
         "Without Care+, a single Pods Pro earbud costs $89. [1] With Care+, a lost earbud is replaced for $39. [2]"
     )
     assert [s.path for s in a.sources] == ["help/replacement-parts.md", "help/care-plus.md"]
-    assert [s.query for s in a.searches] == ["misplaced bud insurance payout", "lost earbud Care+ loss cover single earbud price Pods Pro"]
+    assert [s.query for s in a.searches] == [
+        "misplaced bud insurance payout",
+        "lost earbud Care+ loss cover single earbud price Pods Pro",
+    ]
     assert a.searches[0].hits == []
     first_result = tool_result_text(last_tool_results(fake_anthropic.requests[1])[0])
     assert "well enough to count as evidence" in first_result
@@ -123,7 +136,9 @@ def test_a_tool_that_raises_is_reported_to_the_model_as_an_error_result(runtime,
 
 
 def test_an_empty_end_turn_gets_one_please_continue(runtime, fake_anthropic):
-    fake_anthropic.then(search("water resistance swimming"), empty_turn(), answer(Cite("Don't swim with them.", "water", "swimming")))
+    fake_anthropic.then(
+        search("water resistance swimming"), empty_turn(), answer(Cite("Don't swim with them.", "water", "swimming"))
+    )
     a = ask(runtime, "Can I swim with them?")
     assert fake_anthropic.requests[2]["messages"][-1]["content"].startswith("Please continue")
     assert a.status == "answered"
@@ -236,7 +251,11 @@ def test_a_calculated_number_may_be_stated(runtime, fake_anthropic):
 
 def test_thread_history_is_sent_as_earlier_turns(runtime, fake_anthropic):
     fake_anthropic.then(search("earbuds warranty"), answer(Cite("Two years for Pods Pro.", "warranty", "2-year")))
-    ask(runtime, "and what about the warranty?", history=[("user", "Tell me about the Pods Pro earbuds"), ("assistant", "They have ANC.")])
+    ask(
+        runtime,
+        "and what about the warranty?",
+        history=[("user", "Tell me about the Pods Pro earbuds"), ("assistant", "They have ANC.")],
+    )
     first = fake_anthropic.requests[0]["messages"]
     assert [(m["role"], m["content"]) for m in first] == [
         ("user", "Tell me about the Pods Pro earbuds"),
@@ -248,7 +267,9 @@ def test_thread_history_is_sent_as_earlier_turns(runtime, fake_anthropic):
 def test_a_collection_outside_the_askers_scope_is_refused(runtime, fake_anthropic):
     fake_anthropic.then(search("firmware", collection="api"), answer("Nothing I can see."))
     a = ask(runtime, "Firmware?", collections=["help"])
-    assert "There is no collection 'api' here. Collections: help." in tool_result_text(last_tool_results(fake_anthropic.requests[1])[0])
+    assert "There is no collection 'api' here. Collections: help." in tool_result_text(
+        last_tool_results(fake_anthropic.requests[1])[0]
+    )
     assert a.searches == []
 
 
@@ -274,7 +295,11 @@ def test_the_fake_rejects_what_the_real_api_rejects(fake_anthropic):
 def test_a_cut_off_answer_keeps_what_verifies_and_says_it_was_cut(runtime, fake_anthropic):
     fake_anthropic.then(
         search("rate limits"),
-        answer(Cite("Each key may make 600 requests per minute.", "rate-limits", "600 requests"), " Bursts of up", stop_reason="max_tokens"),
+        answer(
+            Cite("Each key may make 600 requests per minute.", "rate-limits", "600 requests"),
+            " Bursts of up",
+            stop_reason="max_tokens",
+        ),
     )
     a = ask(runtime, "Rate limit?")
     assert a.status == "answered" and a.answer.startswith("Each key may make 600 requests per minute. [1]")
@@ -337,9 +362,20 @@ def test_a_fallback_that_finds_nothing_gives_the_models_reason(runtime, fake_ant
 MALFORMED = {
     "not json": lambda req: Reply(raw=b"{not json"),
     "an html page": lambda req: Reply(raw=b"<html><body>Bad gateway</body></html>"),
-    "content null": lambda req: Reply(body={"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": None,
-                                            "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1}}),  # fmt: skip
-    "tool input that is a list": lambda req: message([{"type": "tool_use", "id": "t1", "name": "search_docs", "input": ["x"]}], "tool_use"),
+    "content null": lambda req: Reply(
+        body={
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "m",
+            "content": None,
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        }
+    ),
+    "tool input that is a list": lambda req: message(
+        [{"type": "tool_use", "id": "t1", "name": "search_docs", "input": ["x"]}], "tool_use"
+    ),
 }
 
 

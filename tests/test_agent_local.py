@@ -24,7 +24,7 @@ def ask(rt, question, history=()):
 def test_the_sample_question_set_passes_its_thresholds(docs, db_url):
     result = run_cli(
         "eval", str(SAMPLE_EVAL), "--answerer", "local", "--docs", str(docs), "--db", db_url, "--json",
-        "--min-page-recall", "1.0", "--min-pass-rate", "0.75", "--min-abstention", "1.0", "--max-citation-problems", "0",
+        "--min-page-recall", "1.0", "--min-pass-rate", "0.8", "--min-abstention", "1.0", "--max-citation-problems", "0",
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     summary = json.loads(result.stdout)["summary"]
@@ -33,7 +33,9 @@ def test_the_sample_question_set_passes_its_thresholds(docs, db_url):
 
 
 def test_eval_exits_non_zero_below_a_threshold(docs, db_url):
-    result = run_cli("eval", str(SAMPLE_EVAL), "--answerer", "local", "--docs", str(docs), "--db", db_url, "--min-pass-rate", "0.99")
+    result = run_cli(
+        "eval", str(SAMPLE_EVAL), "--answerer", "local", "--docs", str(docs), "--db", db_url, "--min-pass-rate", "0.99"
+    )
     assert result.returncode == 2
     assert "Below threshold: answer pass rate" in result.stderr
 
@@ -51,7 +53,9 @@ def test_a_question_that_describes_an_entity_searches_again_for_its_name_and_cit
     (docs / "news" / "northwind.md").write_text(
         "# Company news\n\n## Northwind\n\nIn 2025 Northwind was taken over by Fabrikam, which now sells the range.\n"
     )
-    (docs / "news" / "fabrikam.md").write_text("# Fabrikam Studio\n\n## Battery\n\nThe Fabrikam Studio headphones play for 40 hours on one charge.\n")
+    (docs / "news" / "fabrikam.md").write_text(
+        "# Fabrikam Studio\n\n## Battery\n\nThe Fabrikam Studio headphones play for 40 hours on one charge.\n"
+    )
     rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
     rt.sync()
     a = ask(rt, "How long does the battery last on the headphones made by the firm that took over Northwind?")
@@ -63,7 +67,9 @@ def test_a_question_that_describes_an_entity_searches_again_for_its_name_and_cit
 
 def test_a_long_paragraph_is_quoted_by_its_answering_sentence_and_cited_whole(db_url, docs):
     filler = " ".join(f"Sentence {n} is about the history of the company and its offices." for n in range(8))
-    (docs / "help" / "history.md").write_text(f"# History\n\n## Founding\n\n{filler} The lighthouse museum opens at 9am on Sundays. {filler}\n")
+    (docs / "help" / "history.md").write_text(
+        f"# History\n\n## Founding\n\n{filler} The lighthouse museum opens at 9am on Sundays. {filler}\n"
+    )
     rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
     rt.sync()
     a = ask(rt, "when does the lighthouse museum open")
@@ -110,7 +116,10 @@ def test_thin_evidence_leads_to_a_search_in_the_docs_own_words(rt):
     new_words = set(words(a.searches[1].query)) - set(words(a.searches[0].query))
     assert new_words, "the second query adds words"
     passage_words = {
-        w for h in rt.searcher.search(a.searches[0].query, k=5) if h.chunk_id in first_hits for w in rt.searcher.tokenizer.words(h.text)
+        w
+        for h in rt.searcher.search(a.searches[0].query, k=5)
+        if h.chunk_id in first_hits
+        for w in rt.searcher.tokenizer.words(h.text)
     }
     assert new_words <= passage_words, "and they come from the passages already read"
     assert a.status == "answered" and "chime" in a.answer
@@ -125,7 +134,11 @@ def test_a_line_speaking_to_the_assistant_is_never_quoted(rt):
 
 
 def test_a_follow_up_searches_with_the_earlier_question_in_mind(rt):
-    a = ask(rt, "and what about the warranty?", history=[("user", "Tell me about the Pods Pro earbuds"), ("assistant", "They have ANC.")])
+    a = ask(
+        rt,
+        "and what about the warranty?",
+        history=[("user", "Tell me about the Pods Pro earbuds"), ("assistant", "They have ANC.")],
+    )
     assert "warranty" in a.searches[0].query and "earbud" in a.searches[0].query
     assert a.status == "answered" and "help/warranty.md" in [s.path for s in a.sources]
 
@@ -158,7 +171,18 @@ def test_ask_json_prints_the_documented_object(docs, db_url):
     result = run_cli("ask", "How much is express delivery?", "--docs", str(docs), "--db", db_url, "--json")
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
-    assert set(out) >= {"question", "status", "answer", "answerer", "sources", "searches", "steps", "problems", "usage", "latency_ms"}
+    assert set(out) >= {
+        "question",
+        "status",
+        "answer",
+        "answerer",
+        "sources",
+        "searches",
+        "steps",
+        "problems",
+        "usage",
+        "latency_ms",
+    }
     assert out["status"] == "answered" and out["answerer"] == "local"
     assert out["sources"][0] == {"n": 1, "title": "Shipping and delivery > Delivery times and costs", "path": "help/shipping.html",
                                  "url": None, "collection": "help"}  # fmt: skip
@@ -170,7 +194,9 @@ def test_ask_json_prints_the_documented_object(docs, db_url):
 def test_ask_trace_shows_thought_action_observation(docs, db_url):
     result = run_cli("ask", "How much is express delivery?", "--docs", str(docs), "--db", db_url, "--trace")
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("Thought: ") and lines[1].startswith("Action: search_docs ") and lines[2].startswith("Observation: ")
+    assert (
+        lines[0].startswith("Thought: ") and lines[1].startswith("Action: search_docs ") and lines[2].startswith("Observation: ")
+    )
     assert "Sources:" in result.stdout
 
 

@@ -17,11 +17,20 @@ def rows(engine, table, **where):
 
 def test_a_question_is_logged_with_its_searches_and_citations(runtime, fake_anthropic):
     fake_anthropic.then(search("refund window"), answer(Cite("You have 30 days to return it.", "returns", "30 days")))
-    a = runtime.ask("How long can I return things?", answerer="claude", origin={"source": "slack", "channel": "C1", "user_id": "U1", "thread_ts": "1.2"})
+    a = runtime.ask(
+        "How long can I return things?",
+        answerer="claude",
+        origin={"source": "slack", "channel": "C1", "user_id": "U1", "thread_ts": "1.2"},
+    )
     [q] = rows(runtime.engine, questions)
     assert q["id"] == a.log_id
     assert (q["source"], q["channel"], q["user_id"], q["thread_ts"]) == ("slack", "C1", "U1", "1.2")
-    assert (q["question"], q["status"], q["answerer"], q["model"]) == ("How long can I return things?", "answered", "claude", "claude-haiku-4-5")
+    assert (q["question"], q["status"], q["answerer"], q["model"]) == (
+        "How long can I return things?",
+        "answered",
+        "claude",
+        "claude-haiku-4-5",
+    )
     assert q["answer"] == "You have 30 days to return it. [1]"
     assert q["sources"][0]["path"] == "help/returns-and-refunds.md"
     assert q["cited"][0]["n"] == 1 and "30 days" in q["cited"][0]["lines"][0][1]

@@ -28,7 +28,7 @@ def test_binary_file_is_skipped(engine, docs):
 
 
 def test_undecodable_bytes_are_replaced_and_reported(engine, docs):
-    (docs / "help" / "latin1.md").write_bytes("# Café\n\nPrix: 10 € ou caf\xe9.\n".encode("utf-8")[:-8] + b"caf\xe9.\n")
+    (docs / "help" / "latin1.md").write_bytes("# Café\n\nPrix: 10 € ou caf\xe9.\n".encode()[:-8] + b"caf\xe9.\n")
     report = sync(engine, docs)
     action, reason = problems_by_path(report)["help/latin1.md"]
     assert action == "repaired" and "not UTF-8" in reason

@@ -1,5 +1,7 @@
 """Sections become chunks with heading paths, line numbers and a findable index text."""
 
+import itertools
+
 from kb.chunking import chunk_document, index_text
 from kb.loaders import load_markdown
 
@@ -29,7 +31,7 @@ def test_a_long_section_is_cut_into_overlapping_windows_of_whole_lines():
     chunks = chunk_document(doc, max_words=100, overlap_words=30)
     assert len(chunks) > 1
     assert all(sum(len(line.text.split()) for line in c.lines) <= 100 for c in chunks)
-    for a, b in zip(chunks, chunks[1:]):
+    for a, b in itertools.pairwise(chunks):
         assert b.start_line <= a.end_line, "consecutive windows overlap"
     covered = {line.number for c in chunks for line in c.lines}
     assert covered == set(range(3, 33)), "every line lands in some chunk"

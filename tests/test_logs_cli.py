@@ -49,7 +49,9 @@ def test_each_filter_narrows_the_list(rt, db_url):
     ask(rt, "Can I go swimming with my earbuds?", "C1", source="cli")
     record_feedback(rt.engine, a.log_id, "down", "U2")
     with rt.engine.begin() as conn:  # one question from long ago
-        conn.execute(update(questions).where(questions.c.id == a.log_id).values(created_at=datetime.now(UTC) - timedelta(days=30)))
+        conn.execute(
+            update(questions).where(questions.c.id == a.log_id).values(created_at=datetime.now(UTC) - timedelta(days=30))
+        )
 
     def listed(**kw):
         return [r["question"] for r in list_questions(rt.engine, Filters(**kw))]
@@ -110,7 +112,9 @@ def test_export_streams_every_matching_row_past_one_batch_and_stops_at_a_limit(r
     base = {"source": "cli", "question": "q", "answerer": "local", "status": "answered", "answer": "a", "sources": [],
             "problems": [], "usage": {}, "latency_ms": 1.0}  # fmt: skip
     with rt.engine.begin() as conn:
-        conn.execute(insert(questions), [base | {"question": f"q{n}", "created_at": datetime.now(UTC)} for n in range(EXPORT_BATCH + 50)])
+        conn.execute(
+            insert(questions), [base | {"question": f"q{n}", "created_at": datetime.now(UTC)} for n in range(EXPORT_BATCH + 50)]
+        )
     lines = cli(db_url, "logs", "export").splitlines()
     assert len(lines) == EXPORT_BATCH + 50 and len({json.loads(x)["id"] for x in lines}) == EXPORT_BATCH + 50
     assert len(cli(db_url, "logs", "export", "--limit", "3").splitlines()) == 3
@@ -121,7 +125,9 @@ def test_prune_deletes_only_older_questions_with_their_searches(rt, db_url):
     ask(rt, "Is there a student discount?")
     record_feedback(rt.engine, old.log_id, "up")
     with rt.engine.begin() as conn:
-        conn.execute(update(questions).where(questions.c.id == old.log_id).values(created_at=datetime.now(UTC) - timedelta(days=100)))
+        conn.execute(
+            update(questions).where(questions.c.id == old.log_id).values(created_at=datetime.now(UTC) - timedelta(days=100))
+        )
     assert "Deleted 1 question older than 90d." in cli(db_url, "logs", "prune", "--older-than", "90d")
     assert [r["question"] for r in list_questions(rt.engine, Filters())] == ["Is there a student discount?"]
 
@@ -157,7 +163,9 @@ def test_the_retention_setting_prunes_like_the_command(rt):
     old = ask(rt, "How much is express delivery?")
     ask(rt, "Is there a student discount?")
     with rt.engine.begin() as conn:
-        conn.execute(update(questions).where(questions.c.id == old.log_id).values(created_at=datetime.now(UTC) - timedelta(days=31)))
+        conn.execute(
+            update(questions).where(questions.c.id == old.log_id).values(created_at=datetime.now(UTC) - timedelta(days=31))
+        )
     rt.settings.log_retention_days = 30
     prune_logs(rt)
     assert [r["question"] for r in list_questions(rt.engine, Filters())] == ["Is there a student discount?"]

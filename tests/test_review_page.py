@@ -134,7 +134,9 @@ def test_on_a_public_address_without_a_token_it_refuses_to_start(db_url):
 def test_pages_forbid_scripts_and_a_docs_javascript_link_is_not_a_link(db_url, docs):
     from bot.review.app import create_app
 
-    (docs / "help" / "trap.md").write_text("---\nurl: javascript:alert(1)\n---\n# Gift wrap\n\nGift wrapping costs $4 per order.\n")
+    (docs / "help" / "trap.md").write_text(
+        "---\nurl: javascript:alert(1)\n---\n# Gift wrap\n\nGift wrapping costs $4 per order.\n"
+    )
     rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
     rt.sync()
     a = rt.ask("How much does gift wrapping cost?", answerer="local")

@@ -96,7 +96,17 @@ def test_search_command_prints_the_documented_json(docs, db_url):
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["query"] == "how do I verify webhook signatures"
-    assert set(out["hits"][0]) == {"chunk_id", "path", "collection", "title", "heading", "url", "score", "bm25_rank", "dense_rank"}
+    assert set(out["hits"][0]) == {
+        "chunk_id",
+        "path",
+        "collection",
+        "title",
+        "heading",
+        "url",
+        "score",
+        "bm25_rank",
+        "dense_rank",
+    }
     assert out["hits"][0]["path"] == "api/webhooks.md"
     assert len(out["hits"]) <= 3
 

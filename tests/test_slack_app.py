@@ -28,7 +28,10 @@ def test_a_mention_is_answered_in_its_thread_with_numbered_links(fake_slack, bot
     [reply] = answers(fake_slack, msg)
     assert reply["thread_ts"] == msg["ts"]
     assert "$12" in reply["text"] and "[1]" in reply["text"]
-    assert "<https://help.auralis.example/help/shipping.html#delivery-times|[1] Shipping and delivery &gt; Delivery times and costs>" in all_text(reply)
+    assert (
+        "<https://help.auralis.example/help/shipping.html#delivery-times|[1] Shipping and delivery &gt; Delivery times and costs>"
+        in all_text(reply)
+    )
     assert reply["unfurl_links"] in (False, "0", "false", "False")
     fake_slack.wait_for(lambda: fake_slack.called("reactions.remove"))
     assert [c.params["name"] for c in fake_slack.called("reactions.add")] == ["eyes"]
@@ -46,7 +49,9 @@ def test_a_follow_up_in_the_thread_uses_its_history(fake_slack, bot):
     first = mention(fake_slack, bot, "Tell me about the Pods Pro earbuds")
     answers(fake_slack, first)
     follow = mention(fake_slack, bot, "and what about the warranty?", thread_ts=first["ts"])
-    replies = fake_slack.wait_for(lambda: len(fake_slack.replies("C_GENERAL", first["ts"])) >= 2 and fake_slack.replies("C_GENERAL", first["ts"]))
+    replies = fake_slack.wait_for(
+        lambda: len(fake_slack.replies("C_GENERAL", first["ts"])) >= 2 and fake_slack.replies("C_GENERAL", first["ts"])
+    )
     assert "help/warranty" in all_text(replies[-1])
     assert fake_slack.called("conversations.replies")[-1].params["ts"] == first["ts"]
     assert follow["thread_ts"] == first["ts"]
@@ -98,7 +103,9 @@ def test_an_empty_mention_gets_a_usage_hint_and_a_file_only_message_a_notice(fak
 
 
 def test_a_document_with_mentions_pings_no_one(fake_slack, bot_env, docs, start_bot):
-    (docs / "help" / "office.md").write_text("# Office hours\n\n## Closures\n\nHeads up <!channel>: the office closes on Fridays for <@U999> team lunches.\n")
+    (docs / "help" / "office.md").write_text(
+        "# Office hours\n\n## Closures\n\nHeads up <!channel>: the office closes on Fridays for <@U999> team lunches.\n"
+    )
     from bot.runtime import Runtime
     from bot.settings import load_settings
 
@@ -125,7 +132,12 @@ def test_a_restricted_channel_never_cites_a_hidden_collection(fake_slack, bot_en
 
 def test_a_model_failure_puts_a_reason_in_the_thread_and_logs_the_error(fake_slack, bot_env, start_bot, fake_anthropic):
     fake_anthropic.then(error(529, "overloaded_error", "Overloaded"))
-    env = {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": fake_anthropic.url, "ANTHROPIC_MAX_RETRIES": "0", "ANSWER_FALLBACK": "none"}
+    env = {
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "ANTHROPIC_BASE_URL": fake_anthropic.url,
+        "ANTHROPIC_MAX_RETRIES": "0",
+        "ANSWER_FALLBACK": "none",
+    }
     bot = start_bot(bot_env | env)
     msg = mention(fake_slack, bot, "How much is express delivery?")
     [reply] = answers(fake_slack, msg)
@@ -137,9 +149,13 @@ def test_a_model_failure_puts_a_reason_in_the_thread_and_logs_the_error(fake_sla
     engine.dispose()
 
 
-def test_an_overloaded_model_gets_a_labelled_answer_from_the_docs_in_the_thread_and_log(fake_slack, bot_env, start_bot, fake_anthropic):
+def test_an_overloaded_model_gets_a_labelled_answer_from_the_docs_in_the_thread_and_log(
+    fake_slack, bot_env, start_bot, fake_anthropic
+):
     fake_anthropic.then(error(529, "overloaded_error", "Overloaded"))
-    bot = start_bot(bot_env | {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": fake_anthropic.url, "ANTHROPIC_MAX_RETRIES": "0"})
+    bot = start_bot(
+        bot_env | {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": fake_anthropic.url, "ANTHROPIC_MAX_RETRIES": "0"}
+    )
     msg = mention(fake_slack, bot, "How much is express delivery?")
     [reply] = answers(fake_slack, msg)
     assert "The language model is unavailable, so these are the matching lines from the docs." in all_text(reply)
@@ -171,7 +187,16 @@ def test_a_bad_signature_is_rejected(fake_slack, bot):
     envelope = fake_slack.events_for(msg)[0]
     assert fake_slack.deliver(bot.url, envelope, signed=False) == 401
     body = json.dumps(envelope).encode()
-    assert fake_slack.post(bot.url, body, "application/json", {"X-Slack-Signature": "v0=" + "0" * 64, "X-Slack-Request-Timestamp": "1"}, signed=False) == 401
+    assert (
+        fake_slack.post(
+            bot.url,
+            body,
+            "application/json",
+            {"X-Slack-Signature": "v0=" + "0" * 64, "X-Slack-Request-Timestamp": "1"},
+            signed=False,
+        )
+        == 401
+    )
     assert fake_slack.called("chat.postMessage") == []
 
 

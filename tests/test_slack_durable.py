@@ -66,7 +66,9 @@ def test_a_question_claimed_by_a_killed_process_is_answered_after_a_restart(fake
     assert "taking over" in second.log()
 
 
-def test_sigterm_finishes_the_answer_in_flight_refuses_new_events_and_exits_cleanly(fake_slack, bot_env, start_bot, fake_anthropic):
+def test_sigterm_finishes_the_answer_in_flight_refuses_new_events_and_exits_cleanly(
+    fake_slack, bot_env, start_bot, fake_anthropic
+):
     bot = start_bot(slow_model_env(bot_env, fake_anthropic, delay_s=1.5))
     msg, _ = mention(fake_slack, bot, "How much is express delivery?")
     wait_until(lambda: open_claim(bot_env["DATABASE_URL"], msg))

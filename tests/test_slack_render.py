@@ -18,13 +18,18 @@ def test_data_is_escaped_so_it_pings_no_one():
 
 
 def test_sources_are_numbered_links_or_paths():
-    assert source_link(Source(2, "Refunds > Window | x", "help/r.md", "https://h.example/r#w", "help")) == "<https://h.example/r#w|[2] Refunds &gt; Window / x>"
+    assert (
+        source_link(Source(2, "Refunds > Window | x", "help/r.md", "https://h.example/r#w", "help"))
+        == "<https://h.example/r#w|[2] Refunds &gt; Window / x>"
+    )
     assert source_link(Source(1, "Refunds", "help/r.md", None, "help")) == "[1] Refunds (help/r.md)"
 
 
 def test_a_long_answer_is_split_within_section_and_block_limits():
     text = "\n".join(f"Line {i}: " + "word " * 60 for i in range(400))  # ~125k characters
-    messages = answer_messages(answered(text, [Source(i, f"Page {i}", f"p{i}.md", f"https://x.example/{i}", "help") for i in range(1, 30)]))
+    messages = answer_messages(
+        answered(text, [Source(i, f"Page {i}", f"p{i}.md", f"https://x.example/{i}", "help") for i in range(1, 30)])
+    )
     assert len(messages) > 1
     for m in messages:
         assert validate_blocks(m["blocks"]) is None
@@ -39,7 +44,7 @@ def test_split_prefers_line_ends():
 
 def test_feedback_buttons_carry_the_log_id_and_errors_get_none():
     [ok] = answer_messages(answered("Fine [1]", [Source(1, "T", "t.md", None, "help")]))
-    actions = [b for b in ok["blocks"] if b["type"] == "actions"][0]
+    actions = next(b for b in ok["blocks"] if b["type"] == "actions")
     assert {e["value"] for e in actions["elements"]} == {"7"}
     [err] = answer_messages(Answer("q", "error", "The model is busy.", "claude", log_id=8))
     assert not [b for b in err["blocks"] if b["type"] == "actions"]

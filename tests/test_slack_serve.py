@@ -35,7 +35,9 @@ def test_a_token_slack_refuses_is_a_clear_error(fake_slack, bot_env):
 
 def test_the_scheduled_resync_picks_up_a_new_page_while_serving(fake_slack, bot_env, docs, start_bot):
     bot = start_bot(bot_env | {"SYNC_INTERVAL_MINUTES": "0.02"})
-    (docs / "help" / "gift-cards.md").write_text("# Gift cards\n\n## Expiry\n\nAuralis gift cards never expire and work in every store.\n")
+    (docs / "help" / "gift-cards.md").write_text(
+        "# Gift cards\n\n## Expiry\n\nAuralis gift cards never expire and work in every store.\n"
+    )
     engine = create_engine(bot_env["DATABASE_URL"])
 
     def synced_gift_cards():

@@ -1,6 +1,5 @@
 """The same bot over Socket Mode: envelopes over a WebSocket, acknowledged, answered once."""
 
-
 import pytest
 
 from tests.fakes.socket_mode import FakeSocketMode

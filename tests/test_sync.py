@@ -98,7 +98,9 @@ def test_a_page_present_as_markdown_and_html_is_indexed_once_and_reported(engine
 
 def test_two_formats_of_a_name_with_different_text_are_both_indexed(engine, docs):
     (docs / "help" / "faq.md").write_text("# FAQ\n\nHow do I pair the earbuds? Hold the case button.\n")
-    (docs / "help" / "faq.html").write_text("<main><h1>FAQ archive</h1><p>Old questions about the first model's charger.</p></main>")
+    (docs / "help" / "faq.html").write_text(
+        "<main><h1>FAQ archive</h1><p>Old questions about the first model's charger.</p></main>"
+    )
     report = sync(engine, docs)
     assert {"help/faq.md", "help/faq.html"} <= set(report.added)
 

@@ -30,7 +30,7 @@ def numbers_in(text: str) -> set[str]:
 
 
 def _same_text(cited: str, blocks: list[str]) -> bool:
-    squash = lambda s: " ".join(s.split())  # noqa: E731
+    squash = lambda s: " ".join(s.split())
     return squash(cited) in {squash("".join(blocks)), squash("\n".join(blocks)), squash(" ".join(blocks))}
 
 
@@ -61,7 +61,9 @@ def verify(segments: list[Segment], ledger: Ledger, allowed: set[str] = frozense
         for c in seg.citations:
             p = ledger.get(c.search_result_index)
             if p is None:
-                problems.append({"kind": "cites_unretrieved", "text": seg.text.strip(), "search_result_index": c.search_result_index})
+                problems.append(
+                    {"kind": "cites_unretrieved", "text": seg.text.strip(), "search_result_index": c.search_result_index}
+                )
                 ok = False
                 continue
             if c.source and c.source != p.source:
@@ -71,12 +73,14 @@ def verify(segments: list[Segment], ledger: Ledger, allowed: set[str] = frozense
                 problems.append({"kind": "bad_block_range", "text": seg.text.strip(), "source": p.source})
                 ok = False
             elif not _same_text(c.cited_text, p.blocks[c.start_block_index : c.end_block_index]):
-                problems.append({"kind": "cited_text_mismatch", "text": seg.text.strip(), "source": p.source, "cited_text": c.cited_text})
+                problems.append(
+                    {"kind": "cited_text_mismatch", "text": seg.text.strip(), "source": p.source, "cited_text": c.cited_text}
+                )
                 ok = False
             if p not in passages:
                 passages.append(p)
         if ok:
-            supported = set().union(*(numbers_in(" ".join(p.blocks + [p.title])) for p in passages)) | allowed
+            supported = set().union(*(numbers_in(" ".join([*p.blocks, p.title])) for p in passages)) | allowed
             missing = numbers_in(text) - supported
             if missing:
                 problems.append({"kind": "number_not_in_passage", "text": seg.text.strip(), "numbers": sorted(missing)})

@@ -12,7 +12,7 @@ import logging
 import anthropic
 
 from bot.agent.loop import Draft, Reply
-from bot.agent.tools import ToolCall, Toolbox, ToolResult, tool_definitions
+from bot.agent.tools import Toolbox, ToolCall, ToolResult, tool_definitions
 from bot.agent.types import Citation, Segment
 
 log = logging.getLogger(__name__)
@@ -129,7 +129,10 @@ class ClaudeAnswerer:
         return response
 
     def _record(self, usage) -> None:
-        call = {k: getattr(usage, k, 0) or 0 for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")}
+        call = {
+            k: getattr(usage, k, 0) or 0
+            for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        }
         self.usage["calls"] += 1
         for k, v in call.items():
             self.usage[k] += v

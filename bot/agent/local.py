@@ -17,7 +17,7 @@ import re
 from collections import Counter
 
 from bot.agent.loop import Draft, Reply
-from bot.agent.tools import CALCULATOR, SEARCH_DOCS, ToolCall, Toolbox, ToolResult
+from bot.agent.tools import CALCULATOR, SEARCH_DOCS, Toolbox, ToolCall, ToolResult
 from bot.agent.types import Citation, Segment
 from kb.coverage import GENERIC_ZIPF, docs_weights, zipf
 from kb.screening import speaks_to_assistant
@@ -33,8 +33,37 @@ LONG_LINE = 300  # characters: a longer line is quoted by its sentences that ans
 MAX_SENTENCES = 2
 # Words that shape a question but say nothing about its subject: they do not need covering.
 QUESTION_WORDS = frozenset(
-    "much many long often really mean means need needs get got like want know tell way ways possible exactly also "
-    "still ever anything something somewhere thing things kind sort".split()
+    [
+        "much",
+        "many",
+        "long",
+        "often",
+        "really",
+        "mean",
+        "means",
+        "need",
+        "needs",
+        "get",
+        "got",
+        "like",
+        "want",
+        "know",
+        "tell",
+        "way",
+        "ways",
+        "possible",
+        "exactly",
+        "also",
+        "still",
+        "ever",
+        "anything",
+        "something",
+        "somewhere",
+        "thing",
+        "things",
+        "kind",
+        "sort",
+    ]
 )
 EXPANSION_TERMS = 3
 RANK_FLOOR, RANK_DECAY = 0.5, 0.25  # a passage's relevance: its coverage, discounted by its search rank
@@ -192,7 +221,9 @@ class LocalAnswerer:
                 self.hopped = True
                 name, query = hop
                 self.tried.add(query)
-                why = f"The best line names {name}, which the question only describes: search for it with the rest of the question."
+                why = (
+                    f"The best line names {name}, which the question only describes: search for it with the rest of the question."
+                )
                 return Reply([self._call(SEARCH_DOCS, {"query": query}, why)])
         if coverage < THIN and not self.stalled and self.toolbox.searches_left > 0:
             query = self._reformulate()
@@ -235,7 +266,11 @@ class LocalAnswerer:
             if p.index not in self._passage_words:  # passages never change: read each once
                 self._passage_words[p.index] = self._words(" ".join([p.title, *p.blocks]))
             cover = self._coverage(self._passage_words[p.index])
-            yield cover * (RANK_FLOOR + (1 - RANK_FLOOR) / (1 + RANK_DECAY * p.index)), cover, p  # the ledger keeps the ranked order
+            yield (
+                cover * (RANK_FLOOR + (1 - RANK_FLOOR) / (1 + RANK_DECAY * p.index)),
+                cover,
+                p,
+            )  # the ledger keeps the ranked order
 
     def _candidates(self):
         """Quotable lines of the most relevant passages: (score, passage, block index)."""
@@ -282,7 +317,11 @@ class LocalAnswerer:
             return None
         _, p, i = ranked[0]
         common = max(HOP_MAX_DF, HOP_MAX_SHARE * self.index.size)
-        names = [n for n in names_in(p.blocks[i], self.question) if min(self.index.bm25.df(self.index.tokenizer.words(n)) or [0]) <= common]
+        names = [
+            n
+            for n in names_in(p.blocks[i], self.question)
+            if min(self.index.bm25.df(self.index.tokenizer.words(n)) or [0]) <= common
+        ]
         if not names:
             return None
         have = self._words(p.blocks[i])
@@ -312,7 +351,9 @@ class LocalAnswerer:
     def _compose(self) -> Draft:
         coverage = self._best_coverage()
         if coverage < ENOUGH:
-            return Draft([], note=f"the best passage covers {coverage:.0%} of the question" if self.toolbox.ledger else "nothing found")
+            return Draft(
+                [], note=f"the best passage covers {coverage:.0%} of the question" if self.toolbox.ledger else "nothing found"
+            )
         ranked = sorted(self._candidates(), key=lambda c: (-c[0], c[1].index, c[2]))
         if not ranked:
             return Draft([], note="no quotable line in the passages found")

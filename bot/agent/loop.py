@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.agent.tools import NO_NEW_EVIDENCE, ToolCall, Toolbox, ToolResult
+from bot.agent.tools import NO_NEW_EVIDENCE, Toolbox, ToolCall, ToolResult
 from bot.agent.types import Segment
 
 

@@ -77,7 +77,9 @@ class ToolResult:
         return cls(call, [{"type": "text", "text": message}], message, is_error, stalled)
 
     def with_note(self, note: str) -> ToolResult:
-        return ToolResult(self.call, [*self.content, {"type": "text", "text": note}], f"{self.observation} {note}", self.is_error, self.stalled)
+        return ToolResult(
+            self.call, [*self.content, {"type": "text", "text": note}], f"{self.observation} {note}", self.is_error, self.stalled
+        )
 
     def api_block(self) -> dict:
         block = {"type": "tool_result", "tool_use_id": self.call.id, "content": self.content}
@@ -164,9 +166,11 @@ class Toolbox:
         weak = self.searcher.search(query, k=3, collections=[collection] if collection else scope, min_score=0)
         hint = ""
         if weak:
-            hint = " The closest sections, too weak to count as evidence, are: " + "; ".join(
-                f"'{h.heading}'" for h in weak
-            ) + ". Try the words those headings use, or other words for the same thing."
+            hint = (
+                " The closest sections, too weak to count as evidence, are: "
+                + "; ".join(f"'{h.heading}'" for h in weak)
+                + ". Try the words those headings use, or other words for the same thing."
+            )
         else:
             hint = " No section shares a word with it. Try other words for the same thing."
         unknown = self.searcher.unknown_words(query)

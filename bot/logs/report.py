@@ -144,7 +144,9 @@ def export_records(engine: Engine, f: Filters, limit: int | None = None) -> Iter
             last_id = batch[-1]["id"]
             ids = [r["id"] for r in batch]
             found: dict[int, list] = {i: [] for i in ids}
-            for s in conn.execute(select(searches).where(searches.c.question_id.in_(ids)).order_by(searches.c.ordinal)).mappings():
+            for s in conn.execute(
+                select(searches).where(searches.c.question_id.in_(ids)).order_by(searches.c.ordinal)
+            ).mappings():
                 found[s["question_id"]].append({"query": s["query"], "collection": s["collection"], "hits": s["hits"]})
             votes: dict[int, list] = {i: [] for i in ids}
             for x in conn.execute(select(feedback).where(feedback.c.question_id.in_(ids)).order_by(feedback.c.id)).mappings():
@@ -225,7 +227,7 @@ def _similar(a: set[str], b: set[str]) -> bool:
     if not a or not b:
         return False
     shared = len(a & b)
-    return shared >= 2 and shared / min(len(a), len(b)) >= 0.5 or (shared == 1 and max(len(a), len(b)) <= 2)
+    return (shared >= 2 and shared / min(len(a), len(b)) >= 0.5) or (shared == 1 and max(len(a), len(b)) <= 2)
 
 
 GAPS_WINDOW = 5000  # the newest unanswered questions grouped: what the docs should say next, read in well under a second
@@ -236,8 +238,16 @@ def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW) ->
     thing. Each question is compared only with the groups that share a word with it (an inverted index)."""
     fb = _feedback_summary()
     q = (
-        select(questions.c.id, questions.c.created_at, questions.c.question, questions.c.status, questions.c.closest,
-               questions.c.sources, questions.c.channel, func.coalesce(fb.c.downs, 0).label("downs"))  # fmt: skip
+        select(
+            questions.c.id,
+            questions.c.created_at,
+            questions.c.question,
+            questions.c.status,
+            questions.c.closest,
+            questions.c.sources,
+            questions.c.channel,
+            func.coalesce(fb.c.downs, 0).label("downs"),
+        )
         .outerjoin(fb, fb.c.question_id == questions.c.id)
         .where(or_(questions.c.status.in_(("abstained", "budget_exhausted")), fb.c.downs > 0))
         .order_by(questions.c.created_at.desc(), questions.c.id.desc())

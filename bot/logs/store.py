@@ -44,7 +44,14 @@ def record(engine: Engine, answer: Answer, origin: dict, index_version: int | No
             conn.execute(
                 insert(searches),
                 [
-                    {"question_id": question_id, "ordinal": n, "query": s.query, "collection": s.collection, "hits": s.hits, "ms": s.ms}
+                    {
+                        "question_id": question_id,
+                        "ordinal": n,
+                        "query": s.query,
+                        "collection": s.collection,
+                        "hits": s.hits,
+                        "ms": s.ms,
+                    }
                     for n, s in enumerate(answer.searches)
                 ],
             )

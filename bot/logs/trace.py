@@ -19,7 +19,9 @@ def render_trace(t: dict) -> str:
     out.append(f"#{t['id']}  {t['created_at']:%Y-%m-%d %H:%M:%S}  {where}")
     out.append(f"Question: {t['question']}")
     model = f" ({t['model']})" if t.get("model") else ""
-    out.append(f"Status:   {t['status']}  by {t['answerer']}{model} in {t['latency_ms']:.0f} ms, index version {t.get('index_version')}")
+    out.append(
+        f"Status:   {t['status']}  by {t['answerer']}{model} in {t['latency_ms']:.0f} ms, index version {t.get('index_version')}"
+    )
     if t.get("usage") and t["usage"].get("calls"):
         u = t["usage"]
         out.append(f"Usage:    {u['calls']} calls, {u['input_tokens']} input + {u['output_tokens']} output tokens"

@@ -48,7 +48,11 @@ def create_app(engine: Engine, token: str | None = None) -> Flask:
     def require_token():
         if not token:
             return None
-        given = request.args.get("token") or request.cookies.get(COOKIE) or request.headers.get("Authorization", "").removeprefix("Bearer ")
+        given = (
+            request.args.get("token")
+            or request.cookies.get(COOKIE)
+            or request.headers.get("Authorization", "").removeprefix("Bearer ")
+        )
         if not given or not hmac.compare_digest(given.encode(), token.encode()):
             abort(401)
         if request.args.get("token"):  # keep it in a cookie, out of the address bar
@@ -61,17 +65,23 @@ def create_app(engine: Engine, token: str | None = None) -> Flask:
     @app.after_request
     def lock_down(response):
         """Nothing on these pages runs or loads from elsewhere: a doc or a question is only ever text."""
-        response.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+        response.headers["Content-Security-Policy"] = (
+            "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+        )
         response.headers["X-Content-Type-Options"] = "nosniff"
         return response
 
     @app.errorhandler(401)
     def unauthorized(_):
-        return render_template("message.html", title="Token needed", message="This review page needs its token: open it with ?token=…"), 401
+        return render_template(
+            "message.html", title="Token needed", message="This review page needs its token: open it with ?token=…"
+        ), 401
 
     @app.errorhandler(400)
     def bad_request(_):
-        return render_template("message.html", title="Bad request", message=f"A filter is too long (over {MAX_PARAM} characters)."), 400
+        return render_template(
+            "message.html", title="Bad request", message=f"A filter is too long (over {MAX_PARAM} characters)."
+        ), 400
 
     @app.errorhandler(404)
     def not_found(_):

@@ -1,11 +1,11 @@
 """Which collections a channel may search, from a small YAML file (SLACK_CHANNELS_FILE).
 
-    default: [help]            # DMs and channels not listed; omit for every collection
-    channels:
-      C0123ABCD: [help, api]   # by channel ID, which survives renames
-      C0999ZZZZ:
-        collections: [api]
-        follow_ups: true       # answer replies in threads the bot answered, without a mention
+default: [help]            # DMs and channels not listed; omit for every collection
+channels:
+  C0123ABCD: [help, api]   # by channel ID, which survives renames
+  C0999ZZZZ:
+    collections: [api]
+    follow_ups: true       # answer replies in threads the bot answered, without a mention
 """
 
 from __future__ import annotations

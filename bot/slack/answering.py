@@ -107,9 +107,12 @@ def why_ignore(event: dict, bot_user_id: str | None, answer_bots: bool) -> str |
 
 def bot_answered_in(slack: Slack, channel: str, thread_ts: str) -> bool:
     with slack.runtime.engine.connect() as conn:
-        return conn.execute(
-            select(questions.c.id).where(questions.c.channel == channel, questions.c.thread_ts == thread_ts).limit(1)
-        ).first() is not None
+        return (
+            conn.execute(
+                select(questions.c.id).where(questions.c.channel == channel, questions.c.thread_ts == thread_ts).limit(1)
+            ).first()
+            is not None
+        )
 
 
 def thread_history(client: WebClient, channel: str, root: str, current_ts: str, bot_user_id: str | None) -> list[tuple[str, str]]:
@@ -142,7 +145,9 @@ def job_for(event: dict, bot_user_id: str | None, team: str | None) -> Job:
     )  # fmt: skip
 
 
-def answer_message(slack: Slack, client: WebClient, event: dict, event_id: str | None, bot_user_id: str | None, team: str | None) -> None:
+def answer_message(
+    slack: Slack, client: WebClient, event: dict, event_id: str | None, bot_user_id: str | None, team: str | None
+) -> None:
     job = job_for(event, bot_user_id, team)
     keys = keys_for(event_id, job.channel, job.ts)
     try:
@@ -204,7 +209,7 @@ def post_once(client: WebClient, job: Job, message: dict) -> None:
 
 def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> None:
     """Answer a claimed message in its thread; whatever happens, say something and mark it answered."""
-    post = lambda message: post_once(client, job, message)  # noqa: E731
+    post = lambda message: post_once(client, job, message)
     working = False
     with slack.in_flight.track():
         try:
@@ -219,7 +224,9 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
                 notice = f"Your message was long, so I read only its first {slack.max_chars:,} characters."
             working = True
             _quietly(client.reactions_add, channel=job.channel, timestamp=job.ts, name="eyes")
-            _quietly(client.assistant_threads_setStatus, channel_id=job.channel, thread_ts=job.root, status="is searching the docs…")
+            _quietly(
+                client.assistant_threads_setStatus, channel_id=job.channel, thread_ts=job.root, status="is searching the docs…"
+            )
             history = thread_history(client, job.channel, job.root, job.ts, job.bot_user_id) if job.root != job.ts else []
             rule = slack.access.rule(job.channel, job.is_dm)
             origin = {"source": "slack", "team": job.team, "channel": job.channel, "user_id": job.user, "thread_ts": job.root}

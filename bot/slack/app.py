@@ -13,15 +13,14 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs
 
 from apscheduler.schedulers.background import BackgroundScheduler
-
 from slack_bolt import App
 from slack_sdk import WebClient
-from slack_sdk.signature import SignatureVerifier
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
     ServerErrorRetryHandler,
 )
+from slack_sdk.signature import SignatureVerifier
 
 from bot.runtime import Runtime
 from bot.settings import Settings
@@ -50,7 +49,9 @@ def check_tokens(settings: Settings, http: bool) -> None:
     else:
         app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
         if not app_token:
-            raise SlackConfigError("SLACK_APP_TOKEN is not set: Socket Mode needs an app-level token (xapp-...) with connections:write")
+            raise SlackConfigError(
+                "SLACK_APP_TOKEN is not set: Socket Mode needs an app-level token (xapp-...) with connections:write"
+            )
         if not app_token.startswith("xapp-"):
             raise SlackConfigError("SLACK_APP_TOKEN should start with xapp- (an app-level token with connections:write)")
 

@@ -69,7 +69,12 @@ def feedback_actions(log_id: int | None) -> dict:
         "block_id": f"feedback:{value}",
         "elements": [
             {"type": "button", "action_id": "feedback_up", "text": {"type": "plain_text", "text": "👍 Helpful"}, "value": value},
-            {"type": "button", "action_id": "feedback_down", "text": {"type": "plain_text", "text": "👎 Not helpful"}, "value": value},
+            {
+                "type": "button",
+                "action_id": "feedback_down",
+                "text": {"type": "plain_text", "text": "👎 Not helpful"},
+                "value": value,
+            },
         ],
     }
 

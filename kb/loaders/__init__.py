@@ -9,7 +9,6 @@ from kb.loaders.html import load_html
 from kb.loaders.markdown import load_markdown
 from kb.loaders.rst import load_rst
 
-
 # Raise when a loader reads the same file differently: the next sync re-indexes every page with it.
 LOADERS_VERSION = 2
 

@@ -28,7 +28,7 @@ def load_rst(text: str, stem: str) -> Document:
     try:
         tree = publish_doctree(text, settings_overrides=_SETTINGS)
     except (SystemMessage, Exception) as e:  # docutils raises many types on malformed input
-        raise LoadError(f"reStructuredText did not parse: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+        raise LoadError(f"reStructuredText did not parse: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from e
 
     title_node = next(iter(tree.findall(nodes.title)), None)
     doc_title = ""

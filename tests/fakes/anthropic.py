@@ -73,7 +73,9 @@ def validate(req: dict) -> None:
             wanted = {b["id"] for b in content if isinstance(content, list) and b.get("type") == "tool_use"}
             if wanted:
                 following = messages[i + 1]["content"] if i + 1 < len(messages) else []
-                given = {b.get("tool_use_id") for b in following if isinstance(following, list) and b.get("type") == "tool_result"}
+                given = {
+                    b.get("tool_use_id") for b in following if isinstance(following, list) and b.get("type") == "tool_result"
+                }
                 if not wanted <= given:
                     raise BadRequest(
                         f"messages.{i + 1}: `tool_use` ids were found without `tool_result` blocks immediately after: "
@@ -141,7 +143,8 @@ def message(content: list[dict], stop_reason: str, usage: dict | None = None, **
         "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": None,
-        "usage": usage or {"input_tokens": 120, "output_tokens": 30, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        "usage": usage
+        or {"input_tokens": 120, "output_tokens": 30, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
         **extra,
     }
     return Reply(200, body, {"request-id": f"req_fake_{next(_ids)}"})
@@ -289,7 +292,11 @@ class FakeAnthropic:
                 validate(body)
             except BadRequest as e:
                 self.rejections.append(str(e))
-                return Reply(400, {"type": "error", "error": {"type": "invalid_request_error", "message": str(e)}}, {"request-id": "req_fake_bad"})
+                return Reply(
+                    400,
+                    {"type": "error", "error": {"type": "invalid_request_error", "message": str(e)}},
+                    {"request-id": "req_fake_bad"},
+                )
             if not self.script and self.default is None:
                 return Reply(500, {"type": "error", "error": {"type": "api_error", "message": "the fake has no reply scripted"}})
             handler = self.script.pop(0) if self.script else self.default
@@ -308,7 +315,13 @@ def auto_agent(delay_s: float = 0.0) -> Handler:
             if results:
                 first = results[0]
                 line = first["content"][0]["text"]
-                reply = answer(Cite("According to the docs: " + "".join(ch for ch in line if not ch.isdigit())[:120], first["source"], line[:40]))(req)
+                reply = answer(
+                    Cite(
+                        "According to the docs: " + "".join(ch for ch in line if not ch.isdigit())[:120],
+                        first["source"],
+                        line[:40],
+                    )
+                )(req)
             else:
                 reply = answer("The docs don't cover this.")(req)
         reply.delay_s = delay_s

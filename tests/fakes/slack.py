@@ -173,7 +173,9 @@ class FakeSlack:
 
     def api_conversations_replies(self, p):
         root = p.get("ts")
-        thread = [m for (c, ts), m in self.messages.items() if c == p.get("channel") and (ts == root or m.get("thread_ts") == root)]
+        thread = [
+            m for (c, ts), m in self.messages.items() if c == p.get("channel") and (ts == root or m.get("thread_ts") == root)
+        ]
         return {"ok": True, "messages": sorted(thread, key=lambda m: float(m["ts"])), "has_more": False}
 
     def api_users_info(self, p):
@@ -196,7 +198,11 @@ class FakeSlack:
     def replies(self, channel: str, thread_ts: str) -> list[dict]:
         with self._lock:
             return sorted(
-                (m for (c, _), m in self.messages.items() if c == channel and m.get("thread_ts") == thread_ts and m.get("bot_id")),
+                (
+                    m
+                    for (c, _), m in self.messages.items()
+                    if c == channel and m.get("thread_ts") == thread_ts and m.get("bot_id")
+                ),
                 key=lambda m: float(m["ts"]),
             )
 
