@@ -20,7 +20,6 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.agent import answer
 from bot.runtime import Runtime
 from bot.settings import SAMPLE_EVAL, load_settings
 from tests.fakes.anthropic import FakeAnthropic
@@ -58,13 +57,13 @@ def main() -> None:
 
     def claude(question):
         fake.then(scripted_search(question), scripted_answer("Here is what the docs say."))
-        return answer(question, searcher=searcher, settings=settings, answerer="claude")
+        return rt.agent.answer(question, answerer="claude")
 
     print(f"{len(questions)} questions from {SAMPLE_EVAL.name}, 5 rounds each")
     base = line("bare search (baseline)", timed(lambda q: searcher.search(q), questions, 5))
     line(
         "local answerer, whole loop",
-        timed(lambda q: answer(q, searcher=searcher, settings=settings, answerer="local"), questions, 5),
+        timed(lambda q: rt.agent.answer(q, answerer="local"), questions, 5),
         base,
     )
     line("claude loop, zero-latency fake", timed(claude, questions, 5), base)

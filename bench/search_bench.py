@@ -165,11 +165,10 @@ def main() -> None:
         full = time_queries(lambda q: searcher.search(q, k=10), queries)
         report["evidence_rule_on_p50_ms"] = percentile(full, 50)
         report["evidence_rule_on_p95_ms"] = percentile(full, 95)
-        from bot.agent import answer
-        from bot.settings import load_settings
+        from bot.agent import Agent, Limits
 
-        settings = load_settings(database_url=url)
-        local = time_queries(lambda q: answer(q, searcher=searcher, settings=settings, answerer="local"), queries)
+        agent = Agent(searcher, Limits())
+        local = time_queries(lambda q: agent.answer(q, answerer="local"), queries)
         report["local_answer_p50_ms"] = percentile(local, 50)  # the no-key answerer, its searches included
         report["local_answer_p95_ms"] = percentile(local, 95)
 

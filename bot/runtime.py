@@ -9,7 +9,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine, func, select
 
-from bot.agent import Answer, answer
+from bot.agent import Agent, Answer, Limits
+from bot.agent.claude import make_client
 from bot.database import open_database, retrying
 from bot.logs.store import record
 from bot.settings import Settings
@@ -49,6 +50,18 @@ class Runtime:
             log.warning("SEARCH_MODE=hybrid, but searching with BM25 alone: %s", e)
             return None
 
+    @cached_property
+    def agent(self) -> Agent:
+        """The agent, with one Anthropic client for the whole process (its connection pool is reused)."""
+        s = self.settings
+        claude = None
+        if s.anthropic_api_key:
+            client = make_client(
+                s.anthropic_api_key.get_secret_value(), s.anthropic_base_url, s.anthropic_timeout_s, s.anthropic_max_retries
+            )
+            claude = (client, s.anthropic_model)
+        return Agent(self.searcher, Limits(s.max_searches, s.max_turns, s.answer_fallback == "local"), claude)
+
     def sync(self, docs_dir: Path | None = None, progress: Progress | None = None) -> SyncReport:
         return sync(
             self.engine,
@@ -68,9 +81,7 @@ class Runtime:
         origin: dict | None = None,
     ) -> Answer:
         """Answer a question and log it (the log row is committed before this returns)."""
-        result = answer(
-            question, history, searcher=self.searcher, settings=self.settings, answerer=answerer, collections=collections
-        )
+        result = self.agent.answer(question, history, answerer=answerer, collections=collections)
         if result.error:
             log.warning("question failed: %s", result.error)
         try:

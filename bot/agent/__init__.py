@@ -1,6 +1,6 @@
 """The agent: a question in, a short cited answer (or an honest "the docs don't cover this") out."""
 
-from bot.agent.answer import answer, choose_answerer
+from bot.agent.answer import Agent, Limits
 from bot.agent.types import Answer, Source
 
-__all__ = ["Answer", "Source", "answer", "choose_answerer"]
+__all__ = ["Agent", "Answer", "Limits", "Source"]

@@ -1,106 +1,89 @@
-"""One question in, one Answer out: the only function Slack and the command line call."""
+"""One question in, one Answer out: the Agent that Slack and the command line ask."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import anthropic
 
-from bot.agent.citations import numbers_in, render, verify
-from bot.agent.claude import ClaudeAnswerer, ModelFailure, make_client
-from bot.agent.local import INTRO, LocalAnswerer
+from bot.agent.claude import ClaudeAnswerer, ModelFailure
+from bot.agent.local import LocalAnswerer
 from bot.agent.loop import run
 from bot.agent.tools import Toolbox
 from bot.agent.types import Answer, Source
-from bot.settings import Settings
+from bot.agent.verdict import verdict
 from kb.search import Searcher
 
-NOT_COVERED = "I couldn't find this in the docs."
-OUT_OF_STEPS = "I ran out of steps before I could put an answer together from the docs."
-REFUSED = "I can't help with that request."
 EMPTY = "Ask me a question about the docs, for example: how long is the warranty?"
-FALLBACK = "The language model is unavailable, so these are the matching lines from the docs."
+NO_MODEL = "Claude is not set up here (no ANTHROPIC_API_KEY), so I can only quote the docs: ask without --answerer claude."
 
 
-def choose_answerer(settings: Settings, requested: str | None = None) -> str:
-    if requested:
-        return requested
-    return "claude" if settings.anthropic_api_key else "local"
+@dataclass(frozen=True)
+class Limits:
+    """How far one question may go."""
+
+    max_searches: int = 4
+    max_turns: int = 6
+    fallback: bool = True  # when the model fails, answer with the docs' matching lines and say so
 
 
-def answer(
-    question: str,
-    history: Sequence[tuple[str, str]] = (),
-    *,
-    searcher: Searcher,
-    settings: Settings,
-    answerer: str | None = None,
-    collections: list[str] | None = None,
-    client: anthropic.Anthropic | None = None,
-) -> Answer:
-    """Answer from the docs, citing them, or say plainly that they don't cover it.
+class Agent:
+    """The agent wired once at the door: the searcher, the limits, and Claude (a client and a model name) when
+    there is a key. Slack and the command line ask it; it knows nothing of settings or the environment."""
 
-    history: earlier turns of the same thread as ("user" | "assistant", text).
-    collections: the collections this asker may see (None: all).
-    """
-    started = time.perf_counter()
-    kind = choose_answerer(settings, answerer)
-    if not question.strip():
-        return Answer(question, "abstained", EMPTY, kind)
-    toolbox = Toolbox(searcher, max_searches=settings.max_searches, allowed_collections=collections)
-    if kind == "claude":
-        if client is None:
-            key = settings.anthropic_api_key.get_secret_value() if settings.anthropic_api_key else ""
-            client = make_client(key, settings.anthropic_base_url, settings.anthropic_timeout_s, settings.anthropic_max_retries)
-        bot = ClaudeAnswerer(client, settings.anthropic_model)
-    else:
-        bot = LocalAnswerer()
+    def __init__(self, searcher: Searcher, limits: Limits, claude: tuple[anthropic.Anthropic, str] | None = None) -> None:
+        self.searcher = searcher
+        self.limits = limits
+        self.claude = claude
 
-    result = Answer(question, "answered", "", kind, model=bot.model)
-    failure: ModelFailure | None = None
-    try:
-        draft = run(bot, question, list(history), toolbox, settings.max_turns)
-    except ModelFailure as e:
-        failure, draft, result.error = e, None, e.detail
-        if settings.answer_fallback == "local" and e.docs_may_answer:  # the docs may still answer: quote them, and say so
-            result.problems.append({"kind": "model_fallback", "error": e.detail})
-            toolbox = Toolbox(searcher, max_searches=settings.max_searches, allowed_collections=collections)
-            bot, result.answerer = LocalAnswerer(), "local"
-            draft = run(bot, question, list(history), toolbox, settings.max_turns)
+    def answer(
+        self,
+        question: str,
+        history: Sequence[tuple[str, str]] = (),
+        *,
+        answerer: str | None = None,
+        collections: list[str] | None = None,
+    ) -> Answer:
+        """Answer from the docs, citing them, or say plainly that they don't cover it.
 
-    if failure is not None and draft is None:
-        result.status, result.answer = "error", failure.user_message
-    else:
-        if draft is None:
-            result.status, result.answer = "budget_exhausted", OUT_OF_STEPS
-            result.problems.append({"kind": "turn_budget_exhausted", "turns": settings.max_turns})
-        elif draft.stop == "refusal":
-            result.status, result.answer = "abstained", REFUSED
-            result.problems.append({"kind": "refusal", "note": draft.note})
-        else:
-            allowed = set().union(*(numbers_in(c) for c in toolbox.calculations))
-            verified = verify(draft.segments, toolbox.ledger, allowed)
-            result.problems += verified.problems
-            text, result.sources, result.cited = render(verified)
-            if draft.stop in ("max_tokens", "empty"):
-                result.problems.append({"kind": draft.stop, "note": draft.note})
-            if verified.has_sourced_claim or (toolbox.calculations and text):
-                result.answer = text if failure is None else FALLBACK + "\n" + text.removeprefix(INTRO)
-            elif failure is not None:  # nothing to quote either: the model's failure is the reason to give
-                result.status, result.answer = "error", failure.user_message
-            else:
-                result.status, result.answer = "abstained", NOT_COVERED
-                if draft.note:
-                    result.problems.append({"kind": "abstained", "note": draft.note})
-    if result.status != "answered":
+        history: earlier turns of the same thread as ("user" | "assistant", text).
+        answerer: "claude" or "local"; by default Claude when there is one.
+        collections: the collections this asker may see (None: all).
+        """
+        started = time.perf_counter()
+        kind = answerer or ("claude" if self.claude else "local")
+        if not question.strip():
+            return Answer(question, "abstained", EMPTY, kind)
+        if kind == "claude" and self.claude is None:
+            return Answer(question, "error", NO_MODEL, kind, error="no ANTHROPIC_API_KEY")
+        toolbox = self._toolbox(collections)
+        bot = ClaudeAnswerer(*self.claude) if kind == "claude" else LocalAnswerer()
+        result = Answer(question, "answered", "", kind, model=bot.model)
+        failure: ModelFailure | None = None
         try:
-            result.closest = _closest(toolbox, searcher, question, collections)
-        except Exception as e:  # best effort: the reason for no answer matters more than the hints
-            result.problems.append({"kind": "closest_pages_failed", "error": f"{type(e).__name__}: {e}"[:300]})
-    result.searches, result.steps, result.usage = toolbox.searches, toolbox.steps, bot.usage
-    result.latency_ms = (time.perf_counter() - started) * 1000
-    return result
+            draft = run(bot, question, list(history), toolbox, self.limits.max_turns)
+        except ModelFailure as e:
+            failure, draft, result.error = e, None, e.detail
+            if self.limits.fallback and e.docs_may_answer:  # the docs may still answer: quote them, and say so
+                result.problems.append({"kind": "model_fallback", "error": e.detail})
+                toolbox, bot, result.answerer = self._toolbox(collections), LocalAnswerer(), "local"
+                draft = run(bot, question, list(history), toolbox, self.limits.max_turns)
+        v = verdict(draft, toolbox.ledger, toolbox.calculations, failure, self.limits.max_turns)
+        result.status, result.answer, result.sources, result.cited = v.status, v.text, v.sources, v.cited
+        result.problems += v.problems
+        if result.status != "answered":
+            try:
+                result.closest = _closest(toolbox, self.searcher, question, collections)
+            except Exception as e:  # best effort: the reason for no answer matters more than the hints
+                result.problems.append({"kind": "closest_pages_failed", "error": f"{type(e).__name__}: {e}"[:300]})
+        result.searches, result.steps, result.usage = toolbox.searches, toolbox.steps, bot.usage
+        result.latency_ms = (time.perf_counter() - started) * 1000
+        return result
+
+    def _toolbox(self, collections: list[str] | None) -> Toolbox:
+        return Toolbox(self.searcher, max_searches=self.limits.max_searches, allowed_collections=collections)
 
 
 def _closest(toolbox: Toolbox, searcher: Searcher, question: str, collections: list[str] | None) -> list[Source]:
