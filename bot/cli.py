@@ -12,17 +12,15 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from bot.agent.types import Answer
-from bot.database import SchemaOutOfDate, current_revision, head_revision, upgrade
-from bot.evaluation import MRR_DEPTH, QuestionFileError, evaluate, found_pages, load_cases
+from bot.database import current_revision, head_revision, upgrade
+from bot.evaluation import MRR_DEPTH, evaluate, found_pages, load_cases
 from bot.logs.report import Filters, export, gaps, list_questions, parse_age, prune, question_trace
 from bot.logs.trace import render_trace
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from kb.database import create_db_engine
-from kb.scan import DocsFolderMissing
-from kb.sync import SyncBusy, SyncReport
-
-EXIT_BUSY = SyncBusy.exit_code
+from kb.errors import SupportbotError
+from kb.sync import SyncReport
 
 
 def db_option(f):
@@ -49,13 +47,9 @@ def clear_errors():
     """Known failures become one clear line and an exit code, never a traceback."""
     try:
         yield
-    except DocsFolderMissing as e:
-        raise click.ClickException(str(e))
-    except SyncBusy as e:
+    except SupportbotError as e:  # the family's message is written for the user; busy syncs exit 3
         click.echo(f"Error: {e}", err=True)
-        sys.exit(EXIT_BUSY)
-    except SchemaOutOfDate as e:
-        raise click.ClickException(str(e))
+        sys.exit(e.exit_code)
     except (OperationalError, ProgrammingError) as e:
         raise click.ClickException(f"database error: {str(e.orig).strip().splitlines()[0]}")
 
@@ -243,10 +237,7 @@ def eval_cmd(
 ):  # fmt: skip
     """Run a question set and score retrieval, answers, abstentions and citations."""
     with clear_errors():
-        try:
-            cases = load_cases(file)
-        except QuestionFileError as e:
-            raise click.ClickException(str(e))
+        cases = load_cases(file)
         rt = runtime_for(db, docs)
         rt.ensure_index(docs, announce=None if as_json else lambda r: print_sync_report(r, err=True))
         report = evaluate(
@@ -300,8 +291,7 @@ def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | Non
     from slack_sdk.errors import SlackApiError
 
     from bot.scheduler import start_scheduler
-    from bot.slack.access import AccessConfigError
-    from bot.slack.app import SlackConfigError, build_app, check_tokens, serve
+    from bot.slack.app import build_app, check_tokens, serve
 
     with clear_errors():
         rt = runtime_for(db, docs)
@@ -310,8 +300,6 @@ def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | Non
         try:
             check_tokens(rt.settings, http)
             app, slack = build_app(rt, rt.settings)
-        except (SlackConfigError, AccessConfigError) as e:
-            raise click.ClickException(str(e))
         except (BoltError, SlackApiError) as e:
             raise click.ClickException(f"Slack refused the bot token (SLACK_BOT_TOKEN): {e}")
         serve(app, slack, start_scheduler(rt), rt.settings, http, host, port)
@@ -439,16 +427,13 @@ def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> No
 @db_option
 def review_cmd(port: int, host: str, db: str | None) -> None:
     """Serve the read-only review page: questions, traces, gaps and syncs."""
-    from bot.review.app import ReviewConfigError, serve
+    from bot.review.app import serve
 
     with clear_errors():
         rt = runtime_for(db)
         token = rt.settings.review_token.get_secret_value() if rt.settings.review_token else None
         click.echo(f"Review page on http://{host}:{port}/", err=True)
-        try:
-            serve(rt.engine, host, port, token)
-        except ReviewConfigError as e:
-            raise click.ClickException(str(e))
+        serve(rt.engine, host, port, token)
 
 
 @main.group("db")

@@ -15,11 +15,12 @@ from sqlalchemy.exc import OperationalError
 
 import migrations
 from kb.database import create_db_engine, is_sqlite
+from kb.errors import SupportbotError
 
 _MIGRATION_LOCK = 7_391_001  # PostgreSQL advisory lock id: one migrator at a time
 
 
-class SchemaOutOfDate(RuntimeError):
+class SchemaOutOfDate(SupportbotError, RuntimeError):
     pass
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import yaml
 
 from bot.agent.types import Answer
+from kb.errors import SupportbotError
 
 CITATION_PROBLEMS = {
     "cites_unretrieved",
@@ -32,7 +33,7 @@ CITATION_PROBLEMS = {
 }
 
 
-class QuestionFileError(ValueError):
+class QuestionFileError(SupportbotError, ValueError):
     pass
 
 

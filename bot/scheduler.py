@@ -14,6 +14,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy import select
 
 from bot.runtime import Runtime
+from kb.errors import SupportbotError
 from kb.models import sync_runs
 from kb.sync import SyncBusy
 
@@ -54,7 +55,7 @@ def run_sync(runtime: Runtime) -> None:
     )  # fmt: skip
 
 
-class SyncFailed(RuntimeError):
+class SyncFailed(SupportbotError, RuntimeError):
     pass
 
 

@@ -23,6 +23,8 @@ from typing import Any, Protocol
 import numpy as np
 import scipy.sparse as sp
 
+from kb.errors import SupportbotError
+
 WORDLLAMA = "wordllama-l2_supercat-256"
 
 
@@ -37,7 +39,7 @@ class Embedder(Protocol):
         ...
 
 
-class EmbedderUnavailable(RuntimeError):
+class EmbedderUnavailable(SupportbotError, RuntimeError):
     """The model's files could not be loaded."""
 
 

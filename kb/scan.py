@@ -8,6 +8,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from kb.errors import SupportbotError
 from kb.loaders import loader_for
 
 DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -31,7 +32,7 @@ class SourceFile:
     content_hash: str
 
 
-class DocsFolderMissing(FileNotFoundError):
+class DocsFolderMissing(SupportbotError, FileNotFoundError):
     pass
 
 

@@ -25,6 +25,7 @@ from kb.chunking import Chunk, index_text
 from kb.database import is_sqlite
 from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, pack, resolve_embedder
+from kb.errors import SupportbotError
 from kb.loaders import LOADERS_VERSION
 from kb.models import chunks, documents, index_state, sync_runs
 from kb.prepare import PreparedDocument, prepare
@@ -37,7 +38,7 @@ SYNC_LOCK_ID = 7_391_002  # PostgreSQL advisory lock id
 Progress = Callable[[int, int], None]
 
 
-class SyncBusy(RuntimeError):
+class SyncBusy(SupportbotError, RuntimeError):
     """Another sync holds the lock."""
 
     exit_code = 3  # `supportbot sync` exits with it, so a parent process can tell "busy" from "failed"

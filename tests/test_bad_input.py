@@ -119,3 +119,26 @@ def test_files_that_cannot_be_read_are_skipped_one_by_one(engine, docs):
     assert problems["help/caf\\xe9.md"] == ("skipped", "file name is not valid UTF-8")
     assert problems["help/odd.html"][0] == "skipped"
     assert "help/warranty.md" in indexed_paths(engine), "the rest of the folder is indexed"
+
+
+def test_a_broken_question_file_is_one_line_for_the_user(tmp_path, db_url):
+    from tests.conftest import run_cli
+
+    broken = tmp_path / "questions.yaml"
+    broken.write_text("- question: [unclosed\n")
+    result = run_cli("eval", str(broken), "--db", db_url)
+    assert result.returncode == 1
+    assert result.stderr.startswith("Error: ") and "is not valid YAML" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_database_from_a_newer_schema_is_one_line_naming_the_fix(db_url):
+    from sqlalchemy import text
+
+    from bot.database import open_database
+    from tests.conftest import run_cli
+
+    with open_database(db_url).begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '0999'"))
+    result = run_cli("search", "warranty", "--db", db_url)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "schema revision 0999" in result.stderr and "supportbot db upgrade" in result.stderr

@@ -15,11 +15,12 @@ from flask import Flask, abort, redirect, render_template, request
 from sqlalchemy import Engine
 
 from bot.logs.report import STATUSES, Filters, gaps, list_questions, parse_age, question_trace, real_problems, sync_history
+from kb.errors import SupportbotError
 
 COOKIE = "supportbot_review"
 
 
-class ReviewConfigError(ValueError):
+class ReviewConfigError(SupportbotError, ValueError):
     pass
 
 

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import yaml
 
+from kb.errors import SupportbotError
 
-class AccessConfigError(ValueError):
+
+class AccessConfigError(SupportbotError, ValueError):
     pass
 
 

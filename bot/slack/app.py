@@ -28,11 +28,12 @@ from bot.slack.access import Access
 from bot.slack.answering import Slack, answer_held, recover
 from bot.slack.claims import release, renew
 from bot.slack.listeners import feedback, mentions, messages
+from kb.errors import SupportbotError
 
 log = logging.getLogger(__name__)
 
 
-class SlackConfigError(ValueError):
+class SlackConfigError(SupportbotError, ValueError):
     pass
 
 
