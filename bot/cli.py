@@ -11,7 +11,7 @@ import click
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
-from bot.agent.types import Answer
+from bot.agent.types import STATUSES, Answer
 from bot.database import current_revision, head_revision, upgrade
 from bot.evaluation import MRR_DEPTH, evaluate, found_pages, load_cases
 from bot.logs.report import Filters, export, gaps, list_questions, parse_age, prune, question_trace
@@ -307,7 +307,7 @@ def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | Non
 
 def log_filters(f):
     options = [
-        click.option("--status", type=click.Choice(["answered", "abstained", "error", "budget_exhausted"])),
+        click.option("--status", type=click.Choice(STATUSES), help="Only questions that ended this way."),
         click.option("--feedback", "feedback_", type=click.Choice(["up", "down"]), help="Only questions with this feedback."),
         click.option("--problems", is_flag=True, help="Only answers with citation or other problems."),
         click.option("--channel", metavar="ID"),

@@ -20,17 +20,8 @@ from pathlib import Path
 
 import yaml
 
-from bot.agent.types import Answer
+from bot.agent.types import CITATION_PROBLEMS, Answer
 from kb.errors import SupportbotError
-
-CITATION_PROBLEMS = {
-    "cites_unretrieved",
-    "source_mismatch",
-    "bad_block_range",
-    "cited_text_mismatch",
-    "number_not_in_passage",
-    "unsourced_number",
-}
 
 
 class QuestionFileError(SupportbotError, ValueError):

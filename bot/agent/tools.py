@@ -8,6 +8,7 @@ budget are refused with a plain instruction to answer now.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.agent.calculator import CalculatorError, calculate, format_number
@@ -24,36 +25,53 @@ NO_NEW_EVIDENCE = (
 )
 
 
+@dataclass(frozen=True)
+class Tool:
+    """A tool as the model sees it and as the toolbox runs it, kept together so the two cannot drift."""
+
+    name: str
+    describe: Callable[[list[str]], str]  # the description, given the collections the asker may search
+    input_schema: dict
+    handler: str  # the Toolbox method that runs it
+
+
+TOOLS = (
+    Tool(
+        SEARCH_DOCS,
+        lambda collections: (
+            "Search the team's documentation and get back passages, each a search result whose lines can be "
+            "cited. Use the documentation's own words: if a search finds nothing useful, search again with "
+            "the terms the passages use. Collections: " + (", ".join(collections) or "none") + "."
+        ),
+        {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Keywords to search for."},
+                "collection": {"type": "string", "description": "Optional: search only this collection."},
+            },
+            "required": ["query"],
+        },
+        "search_docs",
+    ),
+    Tool(
+        CALCULATOR,
+        lambda _: "Exact arithmetic on numbers from the passages: + - * / // % ** and parentheses.",
+        {
+            "type": "object",
+            "properties": {"expression": {"type": "string", "description": "For example: 600 * 100"}},
+            "required": ["expression"],
+        },
+        "calculator",
+    ),
+)
+TOOLS_BY_NAME = {t.name: t for t in TOOLS}
+
+
 def tool_definitions(collections: list[str]) -> list[dict]:
     """The tools as the Messages API takes them; the last one carries the cache breakpoint."""
-    return [
-        {
-            "name": SEARCH_DOCS,
-            "description": (
-                "Search the team's documentation and get back passages, each a search result whose lines can be "
-                "cited. Use the documentation's own words: if a search finds nothing useful, search again with "
-                "the terms the passages use. Collections: " + (", ".join(collections) or "none") + "."
-            ),
-            "input_schema": {
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "description": "Keywords to search for."},
-                    "collection": {"type": "string", "description": "Optional: search only this collection."},
-                },
-                "required": ["query"],
-            },
-        },
-        {
-            "name": CALCULATOR,
-            "description": "Exact arithmetic on numbers from the passages: + - * / // % ** and parentheses.",
-            "input_schema": {
-                "type": "object",
-                "properties": {"expression": {"type": "string", "description": "For example: 600 * 100"}},
-                "required": ["expression"],
-            },
-            "cache_control": {"type": "ephemeral"},
-        },
-    ]
+    definitions = [{"name": t.name, "description": t.describe(collections), "input_schema": t.input_schema} for t in TOOLS]
+    definitions[-1]["cache_control"] = {"type": "ephemeral"}
+    return definitions
 
 
 @dataclass(frozen=True)
@@ -110,12 +128,11 @@ class Toolbox:
         return self.max_searches - len(self.searches)
 
     def run(self, call: ToolCall) -> ToolResult:
-        if call.name == SEARCH_DOCS:
-            result = self.search_docs(call)
-        elif call.name == CALCULATOR:
-            result = self.calculator(call)
+        tool = TOOLS_BY_NAME.get(call.name)
+        if tool is None:
+            result = ToolResult.text(call, f"Unknown tool {call.name!r}. Tools: {', '.join(TOOLS_BY_NAME)}.", is_error=True)
         else:
-            result = ToolResult.text(call, f"Unknown tool {call.name!r}. Tools: {SEARCH_DOCS}, {CALCULATOR}.", is_error=True)
+            result = getattr(self, tool.handler)(call)
         self.steps.append(Step(call.name, call.input, result.observation, call.thought))
         return result
 

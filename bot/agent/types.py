@@ -3,9 +3,31 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 Status = Literal["answered", "abstained", "error", "budget_exhausted"]
+STATUSES: tuple[Status, ...] = get_args(Status)
+
+# What can go wrong with an answer, as logged in its problems (one definition for the log, eval and review).
+CitationProblem = Literal[
+    "cites_unretrieved",
+    "source_mismatch",
+    "bad_block_range",
+    "cited_text_mismatch",
+    "number_not_in_passage",
+    "unsourced_number",
+]
+ProblemKind = Literal[
+    CitationProblem,
+    "abstained",
+    "refusal",
+    "turn_budget_exhausted",
+    "max_tokens",
+    "empty",
+    "model_fallback",
+    "closest_pages_failed",
+]
+CITATION_PROBLEMS: frozenset[str] = frozenset(get_args(CitationProblem))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from bot.logs.models import feedback, questions, searches
 from kb.models import sync_runs
 from kb.tokens import DEFAULT_TOKENIZER
 
-STATUSES = ("answered", "abstained", "error", "budget_exhausted")
 _AGE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
@@ -42,12 +41,6 @@ class Filters:
     search: str | None = None
     limit: int = 50
     source: str | None = None  # cli | slack | eval
-
-    def query_string(self) -> str:
-        from urllib.parse import urlencode
-
-        pairs = {k: v for k, v in self.__dict__.items() if v not in (None, False, "") and k != "limit"}
-        return urlencode({k: ("1" if v is True else v) for k, v in pairs.items()})
 
 
 def _feedback_summary():

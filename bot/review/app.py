@@ -14,7 +14,8 @@ from urllib.parse import urlencode
 from flask import Flask, abort, redirect, render_template, request
 from sqlalchemy import Engine
 
-from bot.logs.report import STATUSES, Filters, gaps, list_questions, parse_age, question_trace, real_problems, sync_history
+from bot.agent.types import STATUSES
+from bot.logs.report import Filters, gaps, list_questions, parse_age, question_trace, real_problems, sync_history
 from kb.errors import SupportbotError
 
 COOKIE = "supportbot_review"
