@@ -8,6 +8,8 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.agent.answer import Limits
+
 SAMPLE_DOCS = Path(__file__).parent / "sample_docs"
 SAMPLE_EVAL = Path(__file__).parent / "sample_eval.yaml"
 
@@ -32,8 +34,8 @@ class Settings(BaseSettings):
     anthropic_base_url: str | None = Field(None, alias="ANTHROPIC_BASE_URL")
     anthropic_timeout_s: float = Field(60, alias="ANTHROPIC_TIMEOUT_SECONDS", gt=0)
     anthropic_max_retries: int = Field(2, alias="ANTHROPIC_MAX_RETRIES", ge=0)
-    max_searches: int = Field(4, alias="AGENT_MAX_SEARCHES", ge=1)
-    max_turns: int = Field(6, alias="AGENT_MAX_TURNS", ge=1)
+    max_searches: int = Field(Limits.max_searches, alias="AGENT_MAX_SEARCHES", ge=1)
+    max_turns: int = Field(Limits.max_turns, alias="AGENT_MAX_TURNS", ge=1)
     answer_fallback: Literal["local", "none"] = Field("local", alias="ANSWER_FALLBACK")
 
     # Slack

@@ -134,13 +134,18 @@ def thread_history(client: WebClient, channel: str, root: str, current_ts: str, 
     return turns
 
 
+def is_dm(event: dict) -> bool:
+    """A direct message: Slack says so, or the channel id is a DM's (D...)."""
+    return event.get("channel_type") == "im" or str(event.get("channel", "")).startswith("D")
+
+
 def job_for(event: dict, bot_user_id: str | None, team: str | None) -> Job:
     """The message as a durable job: what answering it needs, from any process."""
     channel, ts = event["channel"], event["ts"]
     return Job(
         channel=channel, ts=ts, root=event.get("thread_ts") or ts,
         text=mention_pattern(bot_user_id).sub("", event.get("text") or "").strip(),
-        user=event.get("user"), team=team, is_dm=event.get("channel_type") == "im" or channel.startswith("D"),
+        user=event.get("user"), team=team, is_dm=is_dm(event),
         has_files=bool(event.get("files")), bot_user_id=bot_user_id,
     )  # fmt: skip
 

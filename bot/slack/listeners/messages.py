@@ -10,7 +10,7 @@ import logging
 
 from slack_bolt import App
 
-from bot.slack.answering import Slack, answer_message, bot_answered_in, mention_pattern, why_ignore
+from bot.slack.answering import Slack, answer_message, bot_answered_in, is_dm, mention_pattern, why_ignore
 
 log = logging.getLogger(__name__)
 
@@ -23,8 +23,7 @@ def register(app: App, slack: Slack) -> None:
             log.debug("ignored message %s: %s", event.get("ts"), reason)
             return
         channel = event.get("channel", "")
-        is_dm = event.get("channel_type") == "im"
-        if not is_dm:
+        if not is_dm(event):
             if mention_pattern(context.bot_user_id).search(event.get("text") or ""):
                 log.debug("ignored message %s: its app_mention twin answers it", event.get("ts"))
                 return
