@@ -48,8 +48,12 @@ def main() -> None:
     questions = [q["question"] for q in yaml.safe_load(SAMPLE_EVAL.read_text())]
     tmp = tempfile.mkdtemp(prefix="sb-agent-bench-")
     fake = FakeAnthropic().start()
-    settings = load_settings(database_url=f"sqlite:///{tmp}/bench.db", anthropic_api_key="sk-ant-bench",
-                             anthropic_base_url=fake.url, anthropic_max_retries=0)  # fmt: skip
+    settings = load_settings(
+        database_url=f"sqlite:///{tmp}/bench.db",
+        anthropic_api_key="sk-ant-bench",
+        anthropic_base_url=fake.url,
+        anthropic_max_retries=0,
+    )
     rt = Runtime(settings)
     rt.sync()
     searcher = rt.searcher

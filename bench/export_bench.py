@@ -36,13 +36,28 @@ def write_log(engine, rows: int, batch: int = 5000) -> None:
         n = min(batch, rows - start)
         with engine.begin() as conn:
             first = conn.execute(select(questions.c.id).order_by(questions.c.id.desc()).limit(1)).scalar() or 0
-            conn.execute(insert(questions), [
-                {"created_at": now, "source": "slack", "channel": "C1", "user_id": "U1", "question": f"How much is express delivery? {i}",
-                 "answerer": "local", "status": "answered", "answer": "Express shipping costs $12. [1]",
-                 "sources": [{"n": 1, "title": "Shipping", "path": "help/shipping.html", "url": None, "collection": "help"}],
-                 "problems": [], "usage": {}, "latency_ms": 3.0}
-                for i in range(start, start + n)
-            ])  # fmt: skip
+            conn.execute(
+                insert(questions),
+                [
+                    {
+                        "created_at": now,
+                        "source": "slack",
+                        "channel": "C1",
+                        "user_id": "U1",
+                        "question": f"How much is express delivery? {i}",
+                        "answerer": "local",
+                        "status": "answered",
+                        "answer": "Express shipping costs $12. [1]",
+                        "sources": [
+                            {"n": 1, "title": "Shipping", "path": "help/shipping.html", "url": None, "collection": "help"}
+                        ],
+                        "problems": [],
+                        "usage": {},
+                        "latency_ms": 3.0,
+                    }
+                    for i in range(start, start + n)
+                ],
+            )
             ids = range(first + 1, first + n + 1)
             conn.execute(
                 insert(searches),

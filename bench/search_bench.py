@@ -78,19 +78,38 @@ def build_database(texts: list[str], url: str, embedder=None) -> tuple[float, fl
         for d in range(0, len(texts), 10):
             doc_id = conn.execute(
                 insert(documents)
-                .values(path=f"c{d % 4}/page-{d}.md", collection=f"c{d % 4}", title=f"Page {d}", format="md",
-                        content_hash="x", size=0, warnings=[], indexed_at=now())
+                .values(
+                    path=f"c{d % 4}/page-{d}.md",
+                    collection=f"c{d % 4}",
+                    title=f"Page {d}",
+                    format="md",
+                    content_hash="x",
+                    size=0,
+                    warnings=[],
+                    indexed_at=now(),
+                )
                 .returning(documents.c.id)
-            ).scalar_one()  # fmt: skip
+            ).scalar_one()
             rows = []
             for i, text in enumerate(texts[d : d + 10]):
                 counts, length = DEFAULT_TOKENIZER.counts(text)
                 blob = vocab.encode(counts)
-                rows.append({"document_id": doc_id, "collection": f"c{d % 4}", "ordinal": i, "heading": f"S{i}",
-                             "anchor": f"s{i}", "start_line": 1, "end_line": 1, "lines": [[1, text]],
-                             "length": length, "terms": blob,
-                             "embedding": pack(vectors[d + i]) if vectors is not None else None,
-                             "embedding_model": embedder.name if embedder is not None else None})  # fmt: skip
+                rows.append(
+                    {
+                        "document_id": doc_id,
+                        "collection": f"c{d % 4}",
+                        "ordinal": i,
+                        "heading": f"S{i}",
+                        "anchor": f"s{i}",
+                        "start_line": 1,
+                        "end_line": 1,
+                        "lines": [[1, text]],
+                        "length": length,
+                        "terms": blob,
+                        "embedding": pack(vectors[d + i]) if vectors is not None else None,
+                        "embedding_model": embedder.name if embedder is not None else None,
+                    }
+                )
             conn.execute(insert(chunks), rows)
         vocab.save_new(conn)
         conn.execute(insert(index_state).values(id=1, version=1, updated_at=now(), analyzer=DEFAULT_TOKENIZER.name))
@@ -131,8 +150,10 @@ def main() -> None:
     texts = gen.batch(args.chunks, args.words)
     qrng = np.random.default_rng(5)
     queries = [gen.text(int(qrng.integers(3, 9))) for _ in range(args.queries)]
-    print(f"corpus: {args.chunks:,} chunks x {args.words} words, vocabulary {args.vocab:,} "
-          f"(generated in {time.perf_counter() - t:.1f} s); {args.queries} queries of 3-8 words")  # fmt: skip
+    print(
+        f"corpus: {args.chunks:,} chunks x {args.words} words, vocabulary {args.vocab:,} "
+        f"(generated in {time.perf_counter() - t:.1f} s); {args.queries} queries of 3-8 words"
+    )
 
     report: dict = {"chunks": args.chunks}
     if args.no_db:
@@ -173,8 +194,12 @@ def main() -> None:
         report["local_answer_p95_ms"] = percentile(local, 95)
 
         t = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", FRESH_PROCESS, url, queries[0], args.mode], capture_output=True, text=True,
-                             cwd=Path(__file__).resolve().parent.parent)  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, "-c", FRESH_PROCESS, url, queries[0], args.mode],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent.parent,
+        )
         wall = time.perf_counter() - t
         if out.returncode != 0:
             sys.exit(out.stderr)

@@ -31,8 +31,13 @@ from tests.conftest import BotProcess
 from tests.fakes.anthropic import FakeAnthropic, auto_agent
 from tests.fakes.slack import BOT_USER, FakeSlack
 
-QUESTIONS = ["How much is express delivery?", "How long is the warranty on Pods Pro?", "What header do I put my API key in?",
-             "Can I go swimming with my earbuds?", "What does error 409 mean?"]  # fmt: skip
+QUESTIONS = [
+    "How much is express delivery?",
+    "How long is the warranty on Pods Pro?",
+    "What header do I put my API key in?",
+    "Can I go swimming with my earbuds?",
+    "What does error 409 mean?",
+]
 
 
 def main() -> None:
@@ -51,10 +56,15 @@ def main() -> None:
     slack, model = FakeSlack(), FakeAnthropic().start()
     model.default = auto_agent(args.model_seconds)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ANTHROPIC_", "DOCS_", "DATABASE_URL"))} | {
-        "SLACK_BOT_TOKEN": "xoxb-load", "SLACK_SIGNING_SECRET": slack.signing_secret, "SLACK_API_URL": slack.api_url,
-        "DATABASE_URL": url, "ANTHROPIC_API_KEY": "sk-ant-load", "ANTHROPIC_BASE_URL": model.url,
-        "ANTHROPIC_MAX_RETRIES": "0", "SLACK_WORKERS": str(args.workers),
-    }  # fmt: skip
+        "SLACK_BOT_TOKEN": "xoxb-load",
+        "SLACK_SIGNING_SECRET": slack.signing_secret,
+        "SLACK_API_URL": slack.api_url,
+        "DATABASE_URL": url,
+        "ANTHROPIC_API_KEY": "sk-ant-load",
+        "ANTHROPIC_BASE_URL": model.url,
+        "ANTHROPIC_MAX_RETRIES": "0",
+        "SLACK_WORKERS": str(args.workers),
+    }
     bots = [BotProcess(env, tmp / f"bot{i}.log") for i in range(args.processes)]
     try:
         # baseline: one mention, idle bot
@@ -92,15 +102,21 @@ def main() -> None:
         slack.stop()
 
     q = statistics.quantiles(acks, n=100)
-    print(f"{args.mentions} mentions (+ their twins) from {args.senders} senders to {args.processes} process(es), "
-          f"{args.workers} workers each, model {args.model_seconds:g} s per turn, database {url.split(':')[0]}")  # fmt: skip
+    print(
+        f"{args.mentions} mentions (+ their twins) from {args.senders} senders to {args.processes} process(es), "
+        f"{args.workers} workers each, model {args.model_seconds:g} s per turn, database {url.split(':')[0]}"
+    )
     print(
         f"acknowledgement   p50 {statistics.median(acks):7.1f} ms   p99 {q[98]:7.1f} ms   max {max(acks):7.1f} ms   (non-2xx: {sum(s != 200 for s in statuses)})"
     )
-    print(f"answers           {args.mentions} in {elapsed:.1f} s = {args.mentions / elapsed:.2f} per second "
-          f"(idle baseline: one answer in {idle_s:.2f} s, so {elapsed / idle_s:.1f}x one answer's time)")  # fmt: skip
-    print(f"exactly once      {sum(c == 1 for c in counts)}/{len(counts)} mentions got one answer; "
-          f"{sum(c == 0 for c in counts)} none, {sum(c > 1 for c in counts)} more than one")  # fmt: skip
+    print(
+        f"answers           {args.mentions} in {elapsed:.1f} s = {args.mentions / elapsed:.2f} per second "
+        f"(idle baseline: one answer in {idle_s:.2f} s, so {elapsed / idle_s:.1f}x one answer's time)"
+    )
+    print(
+        f"exactly once      {sum(c == 1 for c in counts)}/{len(counts)} mentions got one answer; "
+        f"{sum(c == 0 for c in counts)} none, {sum(c > 1 for c in counts)} more than one"
+    )
 
 
 if __name__ == "__main__":

@@ -232,9 +232,19 @@ def ask_cmd(question, docs, db, answerer, collection, trace, as_json) -> None:
 @click.option("--max-citation-problems", type=click.IntRange(0), default=None, help="Fail above this many citation problems.")
 @json_option
 def eval_cmd(
-    file, docs, db, answerer, k, min_recall, min_page_recall, min_mrr, min_pass_rate, min_abstention,
-    max_citation_problems, as_json,
-):  # fmt: skip
+    file,
+    docs,
+    db,
+    answerer,
+    k,
+    min_recall,
+    min_page_recall,
+    min_mrr,
+    min_pass_rate,
+    min_abstention,
+    max_citation_problems,
+    as_json,
+):
     """Run a question set and score retrieval, answers, abstentions and citations."""
     with clear_errors():
         cases = load_cases(file)
@@ -248,11 +258,25 @@ def eval_cmd(
         )
     summary = report.summary()
     if as_json:
-        click.echo(json.dumps({"summary": summary, "questions": [
-            {"question": o.case.question, "passed": o.passed, "why": o.why, "status": o.answer.status,
-             "found": [list(g) for g in o.found], "page_rank": o.page_rank}
-            for o in report.outcomes
-        ]}, indent=2))  # fmt: skip
+        click.echo(
+            json.dumps(
+                {
+                    "summary": summary,
+                    "questions": [
+                        {
+                            "question": o.case.question,
+                            "passed": o.passed,
+                            "why": o.why,
+                            "status": o.answer.status,
+                            "found": [list(g) for g in o.found],
+                            "page_rank": o.page_rank,
+                        }
+                        for o in report.outcomes
+                    ],
+                },
+                indent=2,
+            )
+        )
     else:
         for o in report.outcomes:
             click.echo(f"{'PASS' if o.passed else 'FAIL'}  {o.case.question[:70]:<70}  {o.why}")
@@ -405,9 +429,21 @@ def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> No
     with clear_errors():
         groups = gaps(runtime_for(db).engine, since)[:limit]
     if as_json:
-        click.echo(json.dumps([{"count": g.count, "latest": g.latest["question"], "latest_id": g.latest["id"],
-                                "questions": [q["question"] for q in g.questions], "closest_pages": g.closest_pages()}
-                               for g in groups], indent=2))  # fmt: skip
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "count": g.count,
+                        "latest": g.latest["question"],
+                        "latest_id": g.latest["id"],
+                        "questions": [q["question"] for q in g.questions],
+                        "closest_pages": g.closest_pages(),
+                    }
+                    for g in groups
+                ],
+                indent=2,
+            )
+        )
         return
     if not groups:
         click.echo("No gaps: every logged question was answered and nobody marked an answer unhelpful.")

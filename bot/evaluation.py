@@ -134,15 +134,17 @@ class Report:
     @property
     def cited_right(self) -> float:
         """Share of answerable questions whose answer cites at least one right page."""
-        return sum(o.answer.status == "answered" and bool(o.case.satisfied(s.path for s in o.answer.sources))
-                   for o in self.answerable) / max(len(self.answerable), 1)  # fmt: skip
+        return sum(
+            o.answer.status == "answered" and bool(o.case.satisfied(s.path for s in o.answer.sources)) for o in self.answerable
+        ) / max(len(self.answerable), 1)
 
     @property
     def facts_found(self) -> float:
         """Share of answerable questions with facts whose answer holds all of them."""
         with_facts = [o for o in self.answerable if o.case.facts]
-        return sum(o.answer.status == "answered" and all(_norm(f) in _norm(o.answer.answer) for f in o.case.facts)
-                   for o in with_facts) / max(len(with_facts), 1)  # fmt: skip
+        return sum(
+            o.answer.status == "answered" and all(_norm(f) in _norm(o.answer.answer) for f in o.case.facts) for o in with_facts
+        ) / max(len(with_facts), 1)
 
     @property
     def abstention_accuracy(self) -> float:

@@ -50,9 +50,13 @@ def run_sync(runtime: Runtime) -> None:
         runtime.searcher.refresh()  # built here, beside the index that keeps answering, then swapped in
     log.info(
         "synced %s: %d added, %d changed, %d removed, %d skipped; serving index version %d",
-        report["docs_dir"], len(report["added"]), len(report["changed"]), len(report["removed"]), report["skipped"],
+        report["docs_dir"],
+        len(report["added"]),
+        len(report["changed"]),
+        len(report["removed"]),
+        report["skipped"],
         runtime.searcher.loaded_version or report["index_version"],
-    )  # fmt: skip
+    )
 
 
 class SyncFailed(SupportbotError, RuntimeError):
@@ -75,9 +79,13 @@ def sync_in_child(runtime: Runtime) -> dict:
     env = os.environ | {"DATABASE_URL": settings.database_url, "DOCS_DIR": str(settings.docs_dir)}  # not argv: ps shows that
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "bot.cli", "sync", "--json"], env=env, capture_output=True, text=True,
-            timeout=settings.sync_timeout_seconds, preexec_fn=limits,
-        )  # fmt: skip
+            [sys.executable, "-m", "bot.cli", "sync", "--json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=settings.sync_timeout_seconds,
+            preexec_fn=limits,
+        )
     except subprocess.TimeoutExpired as e:
         raise SyncFailed(f"the sync was stopped after {settings.sync_timeout_seconds:g} s (SYNC_TIMEOUT_SECONDS)") from e
     if done.returncode == SyncBusy.exit_code:
@@ -94,9 +102,15 @@ def start_scheduler(runtime: Runtime) -> BackgroundScheduler:
     scheduler = BackgroundScheduler(daemon=True, timezone="UTC")
     first = datetime.now(UTC) if sync_is_due(runtime) else None
     scheduler.add_job(
-        run_sync, "interval", args=[runtime], id="sync", minutes=runtime.settings.sync_interval_minutes,
-        max_instances=1, coalesce=True, next_run_time=first,
-    )  # fmt: skip
+        run_sync,
+        "interval",
+        args=[runtime],
+        id="sync",
+        minutes=runtime.settings.sync_interval_minutes,
+        max_instances=1,
+        coalesce=True,
+        next_run_time=first,
+    )
     if runtime.settings.log_retention_days:
         scheduler.add_job(prune_logs, "interval", args=[runtime], id="prune", hours=24, next_run_time=datetime.now(UTC))
     scheduler.start()

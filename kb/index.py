@@ -116,9 +116,16 @@ class BM25Index:
         postings = np.frombuffer(b"".join(blobs), dtype=POSTING)
         counts = np.fromiter((len(b) // POSTING.itemsize for b in blobs), dtype=np.int64, count=len(blobs))
         return cls(
-            np.asarray(chunk_ids), np.asarray(collections), collection_names, np.asarray(lengths), counts,
-            postings, vocabulary, version=version, tokenizer=tokenizer,
-        )  # fmt: skip
+            np.asarray(chunk_ids),
+            np.asarray(collections),
+            collection_names,
+            np.asarray(lengths),
+            counts,
+            postings,
+            vocabulary,
+            version=version,
+            tokenizer=tokenizer,
+        )
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every chunk for the query (zeros where no term matches)."""

@@ -150,8 +150,11 @@ class BotProcess:
         mode = ["--http", "--host", "127.0.0.1", "--port", str(self.port)] if http else []
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "bot.cli", "serve", *mode, *args],
-            env=env, stdout=open(log_path, "w"), stderr=subprocess.STDOUT, cwd=REPO,
-        )  # fmt: skip
+            env=env,
+            stdout=open(log_path, "w"),
+            stderr=subprocess.STDOUT,
+            cwd=REPO,
+        )
         if http:
             wait_for_port(self.port, self.proc, self.log)
 

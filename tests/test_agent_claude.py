@@ -18,7 +18,7 @@ from tests.fakes.anthropic import (
     search,
     search_results,
     tool_result_text,
-)  # fmt: skip
+)
 
 
 def ask(runtime, question, **kw):
@@ -100,9 +100,11 @@ def test_repeated_searches_are_not_rerun_and_the_turn_budget_ends_the_loop(runti
 def test_the_search_budget_tells_the_model_to_answer(runtime, fake_anthropic):
     runtime.settings.max_searches = 2
     fake_anthropic.then(
-        search("warranty"), search("care plus"), search("battery"),
+        search("warranty"),
+        search("care plus"),
+        search("battery"),
         answer(Cite("Pods Pro have a 2-year limited warranty.", "warranty", "2-year")),
-    )  # fmt: skip
+    )
     a = ask(runtime, "Warranty?")
     assert len(a.searches) == 2
     assert "Search budget used up (2 searches)" in tool_result_text(last_tool_results(fake_anthropic.requests[3])[0])
@@ -111,9 +113,10 @@ def test_the_search_budget_tells_the_model_to_answer(runtime, fake_anthropic):
 
 def test_a_search_finding_only_known_passages_says_stop_and_answer(runtime, fake_anthropic):
     fake_anthropic.then(
-        search("refund window days"), search("days, refund window"),
+        search("refund window days"),
+        search("days, refund window"),
         answer(Cite("You have 30 days.", "returns", "30 days")),
-    )  # fmt: skip
+    )
     a = ask(runtime, "Refund window?")
     second = tool_result_text(last_tool_results(fake_anthropic.requests[2])[0])
     assert NO_NEW_EVIDENCE in second
@@ -235,13 +238,15 @@ def test_an_uncited_number_is_not_shown(runtime, fake_anthropic):
 
 def test_a_calculated_number_may_be_stated(runtime, fake_anthropic):
     fake_anthropic.then(
-        search("rate limit per minute"), search("pagination maximum limit"), calculate("600 * 100"),
+        search("rate limit per minute"),
+        search("pagination maximum limit"),
+        calculate("600 * 100"),
         answer(
             Cite("Each key may make 600 requests a minute", "rate-limits", "600 requests"),
             Cite(" and a page holds at most 100 devices,", "pagination", "maximum is 100"),
             " so at most 60,000 devices a minute.",
         ),
-    )  # fmt: skip
+    )
     a = ask(runtime, "How many devices per minute at most?")
     assert a.status == "answered", a.problems
     assert a.answer.endswith("so at most 60,000 devices a minute.")
@@ -284,10 +289,21 @@ def test_the_fake_rejects_what_the_real_api_rejects(fake_anthropic):
         client.messages.create(model="m", max_tokens=10, messages=tool_turns)
     with pytest.raises(anthropic.BadRequestError, match="non-empty"):
         client.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": [{"type": "text", "text": " "}]}])
-    mixed = [{"role": "user", "content": [
-        {"type": "search_result", "source": "a", "title": "A", "content": [{"type": "text", "text": "x"}], "citations": {"enabled": True}},
-        {"type": "search_result", "source": "b", "title": "B", "content": [{"type": "text", "text": "y"}]},
-    ]}]  # fmt: skip
+    mixed = [
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "search_result",
+                    "source": "a",
+                    "title": "A",
+                    "content": [{"type": "text", "text": "x"}],
+                    "citations": {"enabled": True},
+                },
+                {"type": "search_result", "source": "b", "title": "B", "content": [{"type": "text", "text": "y"}]},
+            ],
+        }
+    ]
     with pytest.raises(anthropic.BadRequestError, match="all search results or on none"):
         client.messages.create(model="m", max_tokens=10, messages=mixed)
 

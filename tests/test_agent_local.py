@@ -23,9 +23,24 @@ def ask(rt, question, history=()):
 
 def test_the_sample_question_set_passes_its_thresholds(docs, db_url):
     result = run_cli(
-        "eval", str(SAMPLE_EVAL), "--answerer", "local", "--docs", str(docs), "--db", db_url, "--json",
-        "--min-page-recall", "1.0", "--min-pass-rate", "0.8", "--min-abstention", "1.0", "--max-citation-problems", "0",
-    )  # fmt: skip
+        "eval",
+        str(SAMPLE_EVAL),
+        "--answerer",
+        "local",
+        "--docs",
+        str(docs),
+        "--db",
+        db_url,
+        "--json",
+        "--min-page-recall",
+        "1.0",
+        "--min-pass-rate",
+        "0.8",
+        "--min-abstention",
+        "1.0",
+        "--max-citation-problems",
+        "0",
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     summary = json.loads(result.stdout)["summary"]
     assert summary["questions"] == 32 and summary["page_recall@5"] == 1.0 and summary["citation_problems"] == 0
@@ -184,8 +199,13 @@ def test_ask_json_prints_the_documented_object(docs, db_url):
         "latency_ms",
     }
     assert out["status"] == "answered" and out["answerer"] == "local"
-    assert out["sources"][0] == {"n": 1, "title": "Shipping and delivery > Delivery times and costs", "path": "help/shipping.html",
-                                 "url": None, "collection": "help"}  # fmt: skip
+    assert out["sources"][0] == {
+        "n": 1,
+        "title": "Shipping and delivery > Delivery times and costs",
+        "path": "help/shipping.html",
+        "url": None,
+        "collection": "help",
+    }
     assert "$12" in out["answer"]
     assert set(out["searches"][0]) == {"query", "collection", "hits"}
     assert set(out["steps"][0]) >= {"tool", "input", "observation"}
@@ -203,7 +223,16 @@ def test_ask_trace_shows_thought_action_observation(docs, db_url):
 def test_a_table_row_is_read_with_its_own_tables_header_and_prose_is_not():
     from bot.agent.local import header_of, is_table_header
 
-    blocks = ["Intro.", "| Part | Price |", "|---|---|", "| Case | $49 |", "| Tips | $9 |", "Prose after the table.",
-              "| A | B |", "|---|---|", "| x | 1 |"]  # fmt: skip
+    blocks = [
+        "Intro.",
+        "| Part | Price |",
+        "|---|---|",
+        "| Case | $49 |",
+        "| Tips | $9 |",
+        "Prose after the table.",
+        "| A | B |",
+        "|---|---|",
+        "| x | 1 |",
+    ]
     assert [header_of(blocks, i) for i in range(len(blocks))] == [None, None, None, 1, 1, None, None, None, 6]
     assert [i for i in range(len(blocks)) if is_table_header(blocks, i)] == [1, 6]

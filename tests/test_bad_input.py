@@ -96,8 +96,11 @@ def test_a_page_that_grows_over_the_size_cap_keeps_its_last_good_version(engine,
 
 
 def test_a_yaml_alias_bomb_in_front_matter_is_refused_and_the_page_indexed(engine, docs):
-    bomb = "\n".join(["a: &a [x, x, x, x, x, x, x, x, x]"] + [f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]"
-                      for p, c in zip("abcdefgh", "bcdefghi")] + ["title: *i"])  # fmt: skip
+    bomb = "\n".join(
+        ["a: &a [x, x, x, x, x, x, x, x, x]"]
+        + [f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]" for p, c in zip("abcdefgh", "bcdefghi")]
+        + ["title: *i"]
+    )
     (docs / "help" / "bomb.md").write_text(f"---\n{bomb}\n---\n# Laughs\n\nA page with a hostile header.\n")
     report = sync(engine, docs)
     action, reason = problems_by_path(report)["help/bomb.md"]

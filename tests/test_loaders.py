@@ -85,8 +85,9 @@ def all_text(doc):
 def test_markdown_comments_and_html_blocks_leave_only_their_words():
     doc = load_markdown(
         "# fs\n\n## Promises API <!-- anchor -->\n\n<!-- YAML\nadded: v10.0.0\n-->\n\n"
-        "The API is async. <!-- note -->\n\n<div align=\"center\"><b>Warning:</b> be careful</div>\n", "fs"
-    )  # fmt: skip
+        'The API is async. <!-- note -->\n\n<div align="center"><b>Warning:</b> be careful</div>\n',
+        "fs",
+    )
     assert "<" not in all_text(doc) and "YAML" not in all_text(doc)
     assert [line.text for line in doc.sections[-1].lines] == ["The API is async.", "Warning: be careful"]
 
@@ -99,13 +100,17 @@ def test_markdown_code_blocks_keep_their_markup():
 def test_html_permalink_marks_and_comments_are_not_text():
     doc = load_html(
         '<main><h1>File system<a class="mark" href="#fs">#</a></h1><h2 id="p">Promises API <a href="#p">¶</a></h2>'
-        '<!-- YAML added: v1 --><p>The API <!-- c --> has <a href="#q">other methods</a>.</p></main>', "fs"
-    )  # fmt: skip
+        '<!-- YAML added: v1 --><p>The API <!-- c --> has <a href="#q">other methods</a>.</p></main>',
+        "fs",
+    )
     assert headings(doc) == [(1, "File system", "file-system"), (2, "Promises API", "p")]
     assert [line.text for line in doc.sections[-1].lines] == ["The API has other methods."]
 
 
 def test_html_definition_terms_are_read_with_their_definitions():
-    doc = load_html("<main><h2>Options</h2><dl><dt>-s</dt><dt>--soft</dt><dd><p>Keep the index.</p></dd>"
-                    "<dt>--hard</dt><dd><pre>git reset --hard</pre></dd></dl></main>", "opts")  # fmt: skip
+    doc = load_html(
+        "<main><h2>Options</h2><dl><dt>-s</dt><dt>--soft</dt><dd><p>Keep the index.</p></dd>"
+        "<dt>--hard</dt><dd><pre>git reset --hard</pre></dd></dl></main>",
+        "opts",
+    )
     assert [line.text for line in doc.sections[-1].lines] == ["-s, --soft: Keep the index.", "--hard", "git reset --hard"]

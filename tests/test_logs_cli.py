@@ -109,8 +109,17 @@ def test_export_round_trips_as_jsonl_and_csv(rt, db_url):
 def test_export_streams_every_matching_row_past_one_batch_and_stops_at_a_limit(rt, db_url):
     from bot.logs.report import EXPORT_BATCH
 
-    base = {"source": "cli", "question": "q", "answerer": "local", "status": "answered", "answer": "a", "sources": [],
-            "problems": [], "usage": {}, "latency_ms": 1.0}  # fmt: skip
+    base = {
+        "source": "cli",
+        "question": "q",
+        "answerer": "local",
+        "status": "answered",
+        "answer": "a",
+        "sources": [],
+        "problems": [],
+        "usage": {},
+        "latency_ms": 1.0,
+    }
     with rt.engine.begin() as conn:
         conn.execute(
             insert(questions), [base | {"question": f"q{n}", "created_at": datetime.now(UTC)} for n in range(EXPORT_BATCH + 50)]
@@ -138,8 +147,13 @@ def test_a_bad_age_is_a_usage_error(db_url):
 
 
 def test_gaps_group_paraphrases_with_counts_pages_and_the_latest_example(rt, db_url):
-    for q in ["Is there a student discount?", "Do you offer discounts for students?", "student discount available?",
-              "Is there a gift registry?", "Do you have a wedding gift registry?"]:  # fmt: skip
+    for q in [
+        "Is there a student discount?",
+        "Do you offer discounts for students?",
+        "student discount available?",
+        "Is there a gift registry?",
+        "Do you have a wedding gift registry?",
+    ]:
         ask(rt, q)
     helpful = ask(rt, "How much is express delivery?")
     unhelpful = ask(rt, "Can I go swimming with my earbuds?")

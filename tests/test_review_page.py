@@ -14,16 +14,27 @@ from bot.settings import load_settings
 from tests.conftest import REPO, free_port, wait_for_port
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]  # fmt: skip
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture
 def logged(db_url, docs):
     rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
     rt.sync()
-    for q in ["How much is express delivery?", "Is there a student discount?", "Can I go swimming with my earbuds?",
-              "Do you offer a discount for students?"]:  # fmt: skip
+    for q in [
+        "How much is express delivery?",
+        "Is there a student discount?",
+        "Can I go swimming with my earbuds?",
+        "Do you offer a discount for students?",
+    ]:
         a = rt.ask(q, answerer="local", origin={"source": "slack", "channel": "C_HELP", "user_id": "U1", "thread_ts": "1.1"})
         if q.startswith("Can I go"):
             record_feedback(rt.engine, a.log_id, "down", "U2")
@@ -39,8 +50,11 @@ class ReviewServer:
         full_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REVIEW_TOKEN")} | (env or {})
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "bot.cli", "review", "--host", host, "--port", str(self.port), "--db", db_url],
-            cwd=REPO, env=full_env, stdout=open(tmp_path / "review.log", "w"), stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            cwd=REPO,
+            env=full_env,
+            stdout=open(tmp_path / "review.log", "w"),
+            stderr=subprocess.STDOUT,
+        )
         wait_for_port(self.port, self.proc, (tmp_path / "review.log").read_text)
 
     def stop(self):

@@ -65,8 +65,12 @@ def test_retries_and_the_mention_twins_get_one_answer(fake_slack, bot):
     assert fake_slack.deliver(bot.url, app_mention, retry_num=1) == 200
     assert fake_slack.deliver(bot.url, app_mention, retry_num=2) == 200
     answers(fake_slack, msg)
-    fake_slack.wait_for(lambda: bot.log().count("already answered or being answered") == 2
-                        and f"ignored message {msg['ts']}: its app_mention twin answers it" in bot.log())  # fmt: skip
+    fake_slack.wait_for(
+        lambda: (
+            bot.log().count("already answered or being answered") == 2
+            and f"ignored message {msg['ts']}: its app_mention twin answers it" in bot.log()
+        )
+    )
     assert len(fake_slack.replies("C_GENERAL", msg["ts"])) == 1
 
 
@@ -220,16 +224,20 @@ def test_the_url_verification_challenge_is_answered(fake_slack, bot):
     import urllib.request
 
     body = json.dumps({"token": "legacy", "challenge": "c-123", "type": "url_verification"}).encode()
-    request = urllib.request.Request(bot.url, data=body, method="POST",
-                                     headers={"Content-Type": "application/json", **fake_slack.sign(body)})  # fmt: skip
+    request = urllib.request.Request(
+        bot.url, data=body, method="POST", headers={"Content-Type": "application/json", **fake_slack.sign(body)}
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         assert response.status == 200
         assert json.loads(response.read()) == {"challenge": "c-123"}
 
 
 def test_junk_bodies_get_a_client_error_and_no_traceback(fake_slack, bot):
-    for body, content_type in [(b"\xff\xfe{not json", "application/json"), (b"payload=%7Bnot-json", "application/x-www-form-urlencoded"),
-                               (b"<xml/>", "text/xml")]:  # fmt: skip
+    for body, content_type in [
+        (b"\xff\xfe{not json", "application/json"),
+        (b"payload=%7Bnot-json", "application/x-www-form-urlencoded"),
+        (b"<xml/>", "text/xml"),
+    ]:
         for signed in (False, True):
             status = fake_slack.post(bot.url, body, content_type, signed=signed)
             assert 400 <= status < 500, (body, signed, status)

@@ -47,8 +47,13 @@ def wait_until(predicate, timeout=30.0):
 
 def slow_model_env(bot_env, fake_anthropic, delay_s):
     fake_anthropic.default = auto_agent(delay_s=delay_s)
-    return bot_env | {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": fake_anthropic.url, "ANTHROPIC_MAX_RETRIES": "0",
-                      "ANTHROPIC_TIMEOUT_SECONDS": "60", "SLACK_CLAIM_LEASE_SECONDS": "1"}  # fmt: skip
+    return bot_env | {
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "ANTHROPIC_BASE_URL": fake_anthropic.url,
+        "ANTHROPIC_MAX_RETRIES": "0",
+        "ANTHROPIC_TIMEOUT_SECONDS": "60",
+        "SLACK_CLAIM_LEASE_SECONDS": "1",
+    }
 
 
 def test_a_question_claimed_by_a_killed_process_is_answered_after_a_restart(fake_slack, bot_env, start_bot, fake_anthropic):
@@ -89,8 +94,9 @@ def test_an_orphaned_question_past_the_horizon_gets_an_apology_not_an_answer(fak
     job = Job(msg["channel"], msg["ts"], msg["ts"], "How much is express delivery?", "U1", "T1", False, False, BOT_USER)
     long_ago = now() - timedelta(hours=3)
     with rt.engine.begin() as conn:
-        conn.execute(insert(claims).values(key=job.keys[0], claimed_at=long_ago, owner="gone:1:x", lease_until=long_ago,
-                                           job=job.__dict__))  # fmt: skip
+        conn.execute(
+            insert(claims).values(key=job.keys[0], claimed_at=long_ago, owner="gone:1:x", lease_until=long_ago, job=job.__dict__)
+        )
     slack = Slack(rt, Access.load(None), recovery_horizon=timedelta(hours=1))
     assert recover(slack, WebClient(token="xoxb-test-token", base_url=fake_slack.api_url)) == 1
     [reply] = fake_slack.replies(msg["channel"], msg["ts"])

@@ -38,9 +38,11 @@ def test_a_sync_killed_halfway_leaves_the_previous_index_serving(engine, docs, d
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "bot.cli", "sync", "--docs", str(docs), "--db", db_url],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
         env={k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
-    )  # fmt: skip
+    )
     try:
         assert wait_until(lambda: proc.poll() is not None or sync_lock_held(engine)), "the sync never started"
         time.sleep(0.7)  # well inside the transaction: thousands of documents still to write
@@ -78,12 +80,17 @@ def test_a_sync_in_another_process_is_refused_while_one_runs(engine, docs, db_ur
 
 def test_the_lock_is_released_when_its_holder_dies(engine, docs, db_url):
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from bot.database import open_database; from kb.sync import sync_transaction\n"
-         "with sync_transaction(open_database(sys.argv[1])):\n    print('held', flush=True); time.sleep(60)",
-         db_url],
-        stdout=subprocess.PIPE, text=True, cwd=REPO,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from bot.database import open_database; from kb.sync import sync_transaction\n"
+            "with sync_transaction(open_database(sys.argv[1])):\n    print('held', flush=True); time.sleep(60)",
+            db_url,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         assert sync_lock_held(engine)

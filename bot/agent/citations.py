@@ -108,10 +108,13 @@ def render(verified: Verified) -> tuple[str, list[Source], list[dict]]:
                 ns.append(n)
         for c in seg.citations:
             p = next(x for x in passages if x.index == c.search_result_index)
-            cited.append({
-                "n": numbers[(p.hit.path, p.hit.heading)], "chunk_id": p.hit.chunk_id,
-                "lines": [[line.number, line.text] for line in p.hit.lines[c.start_block_index : c.end_block_index]],
-            })  # fmt: skip
+            cited.append(
+                {
+                    "n": numbers[(p.hit.path, p.hit.heading)],
+                    "chunk_id": p.hit.chunk_id,
+                    "lines": [[line.number, line.text] for line in p.hit.lines[c.start_block_index : c.end_block_index]],
+                }
+            )
         text = _MARKER.sub("", seg.text)
         if ns:
             stripped = text.rstrip()

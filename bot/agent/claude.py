@@ -55,7 +55,14 @@ class ClaudeAnswerer:
         self.client = client
         self.model = model
         self.max_tokens = max_tokens
-        self.usage: dict = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "per_call": []}  # fmt: skip
+        self.usage: dict = {
+            "calls": 0,
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "per_call": [],
+        }
 
     def begin(self, question: str, history: list[tuple[str, str]], toolbox: Toolbox) -> None:
         self.messages: list[dict] = []

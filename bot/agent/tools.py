@@ -161,12 +161,23 @@ class Toolbox:
         ms = (time.perf_counter() - started) * 1000
         self.searches.append(
             SearchRecord(
-                query, collection,
-                [{"chunk_id": h.chunk_id, "path": h.path, "title": h.title, "heading": h.heading, "score": round(h.score, 4),
-                  "bm25_rank": h.bm25_rank, "dense_rank": h.dense_rank} for h in hits],
+                query,
+                collection,
+                [
+                    {
+                        "chunk_id": h.chunk_id,
+                        "path": h.path,
+                        "title": h.title,
+                        "heading": h.heading,
+                        "score": round(h.score, 4),
+                        "bm25_rank": h.bm25_rank,
+                        "dense_rank": h.dense_rank,
+                    }
+                    for h in hits
+                ],
                 ms,
             )
-        )  # fmt: skip
+        )
         if not hits:
             return ToolResult.text(call, self._nothing_found(query, collection, scope))
         new = [self.ledger.add(h) for h in hits if h.chunk_id not in self.ledger]

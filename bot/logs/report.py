@@ -73,10 +73,19 @@ def _conditions(f: Filters) -> list:
 def list_questions(engine: Engine, f: Filters) -> list[dict]:
     fb = _feedback_summary()
     q = select(
-        questions.c.id, questions.c.created_at, questions.c.source, questions.c.channel, questions.c.user_id,
-        questions.c.status, questions.c.question, questions.c.answerer, questions.c.latency_ms, questions.c.problems,
-        func.coalesce(fb.c.ups, 0).label("ups"), func.coalesce(fb.c.downs, 0).label("downs"),
-    ).outerjoin(fb, fb.c.question_id == questions.c.id)  # fmt: skip
+        questions.c.id,
+        questions.c.created_at,
+        questions.c.source,
+        questions.c.channel,
+        questions.c.user_id,
+        questions.c.status,
+        questions.c.question,
+        questions.c.answerer,
+        questions.c.latency_ms,
+        questions.c.problems,
+        func.coalesce(fb.c.ups, 0).label("ups"),
+        func.coalesce(fb.c.downs, 0).label("downs"),
+    ).outerjoin(fb, fb.c.question_id == questions.c.id)
     conditions = _conditions(f)
     if conditions:
         q = q.where(and_(*conditions))
@@ -106,17 +115,41 @@ def question_trace(engine: Engine, question_id: int) -> dict | None:
         if row is None:
             return None
         trace = dict(row)
-        trace["searches"] = [dict(s) for s in conn.execute(
-            select(searches).where(searches.c.question_id == question_id).order_by(searches.c.ordinal)
-        ).mappings()]  # fmt: skip
-        trace["feedback"] = [dict(fb) for fb in conn.execute(
-            select(feedback).where(feedback.c.question_id == question_id).order_by(feedback.c.id)
-        ).mappings()]  # fmt: skip
+        trace["searches"] = [
+            dict(s)
+            for s in conn.execute(
+                select(searches).where(searches.c.question_id == question_id).order_by(searches.c.ordinal)
+            ).mappings()
+        ]
+        trace["feedback"] = [
+            dict(fb)
+            for fb in conn.execute(
+                select(feedback).where(feedback.c.question_id == question_id).order_by(feedback.c.id)
+            ).mappings()
+        ]
     return trace
 
 
-EXPORT_FIELDS = ["id", "created_at", "source", "channel", "user_id", "thread_ts", "question", "answerer", "model",
-                 "status", "answer", "sources", "problems", "usage", "error", "latency_ms", "feedback", "searches"]  # fmt: skip
+EXPORT_FIELDS = [
+    "id",
+    "created_at",
+    "source",
+    "channel",
+    "user_id",
+    "thread_ts",
+    "question",
+    "answerer",
+    "model",
+    "status",
+    "answer",
+    "sources",
+    "problems",
+    "usage",
+    "error",
+    "latency_ms",
+    "feedback",
+    "searches",
+]
 
 
 EXPORT_BATCH = 1000

@@ -24,8 +24,10 @@ def render_trace(t: dict) -> str:
     )
     if t.get("usage") and t["usage"].get("calls"):
         u = t["usage"]
-        out.append(f"Usage:    {u['calls']} calls, {u['input_tokens']} input + {u['output_tokens']} output tokens"
-                   f" (cache: {u.get('cache_read_input_tokens', 0)} read, {u.get('cache_creation_input_tokens', 0)} written)")  # fmt: skip
+        out.append(
+            f"Usage:    {u['calls']} calls, {u['input_tokens']} input + {u['output_tokens']} output tokens"
+            f" (cache: {u.get('cache_read_input_tokens', 0)} read, {u.get('cache_creation_input_tokens', 0)} written)"
+        )
     if t.get("error"):
         out.append(f"Error:    {t['error']}")
     out.append("")

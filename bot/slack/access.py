@@ -46,9 +46,10 @@ class Access:
             raise AccessConfigError(f"SLACK_CHANNELS_FILE {path}: {e}") from e
         if not isinstance(data, dict):
             raise AccessConfigError(f"SLACK_CHANNELS_FILE {path}: expected a mapping with 'default' and 'channels'")
-        return cls(_rule(data.get("default"), path, "default"), {
-            str(cid): _rule(value, path, str(cid)) for cid, value in (data.get("channels") or {}).items()
-        })  # fmt: skip
+        return cls(
+            _rule(data.get("default"), path, "default"),
+            {str(cid): _rule(value, path, str(cid)) for cid, value in (data.get("channels") or {}).items()},
+        )
 
 
 def _rule(value, path, where) -> ChannelRule:

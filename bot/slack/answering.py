@@ -30,10 +30,7 @@ TEXT_ONLY = "I can only read text, not files or images. Please type your questio
 FAILED = "Sorry, something went wrong while I was answering. The bot's owner can find the details in the logs."
 TROUBLE = "I'm having trouble reaching my database right now. I'll answer here as soon as I can."
 LOST = "Sorry, I was restarted while answering this and it is now too old to pick up. Please ask again."
-IGNORED_SUBTYPES = {
-    "message_changed", "message_deleted", "message_replied", "channel_join", "channel_leave", "channel_topic",
-    "channel_purpose", "channel_name", "bot_message", "thread_broadcast", "ekm_access_denied", "group_join",
-}  # fmt: skip
+ANSWERED_SUBTYPES = (None, "file_share", "bot_message")  # a plain message, one with files, another bot's (if allowed)
 
 
 class InFlight:
@@ -92,10 +89,8 @@ def mention_pattern(bot_user_id: str | None) -> re.Pattern:
 def why_ignore(event: dict, bot_user_id: str | None, answer_bots: bool) -> str | None:
     """A reason to stay quiet, or None to answer."""
     subtype = event.get("subtype")
-    if subtype in IGNORED_SUBTYPES and not (subtype == "bot_message" and answer_bots):
-        return f"subtype {subtype}"
-    if subtype not in (None, "file_share", "bot_message"):
-        return f"subtype {subtype}"
+    if subtype not in ANSWERED_SUBTYPES or (subtype == "bot_message" and not answer_bots):
+        return f"subtype {subtype}"  # edits, deletions, joins, topics... and bots' posts unless SLACK_ANSWER_BOTS
     if bot_user_id and event.get("user") == bot_user_id:
         return "own message"
     if event.get("bot_id") and not answer_bots:
@@ -143,11 +138,16 @@ def job_for(event: dict, bot_user_id: str | None, team: str | None) -> Job:
     """The message as a durable job: what answering it needs, from any process."""
     channel, ts = event["channel"], event["ts"]
     return Job(
-        channel=channel, ts=ts, root=event.get("thread_ts") or ts,
+        channel=channel,
+        ts=ts,
+        root=event.get("thread_ts") or ts,
         text=mention_pattern(bot_user_id).sub("", event.get("text") or "").strip(),
-        user=event.get("user"), team=team, is_dm=is_dm(event),
-        has_files=bool(event.get("files")), bot_user_id=bot_user_id,
-    )  # fmt: skip
+        user=event.get("user"),
+        team=team,
+        is_dm=is_dm(event),
+        has_files=bool(event.get("files")),
+        bot_user_id=bot_user_id,
+    )
 
 
 def answer_message(
@@ -200,14 +200,19 @@ def post_once(client: WebClient, job: Job, message: dict) -> None:
     def landed() -> bool:
         replies = client.conversations_replies(channel=job.channel, ts=job.root, limit=200).get("messages", [])
         mine = job.bot_user_id
-        return any((m.get("user") == mine or m.get("bot_id")) and float(m.get("ts", 0)) > float(job.ts)
-                   and m.get("text") == message.get("text") for m in replies)  # fmt: skip
+        return any(
+            (m.get("user") == mine or m.get("bot_id"))
+            and float(m.get("ts", 0)) > float(job.ts)
+            and m.get("text") == message.get("text")
+            for m in replies
+        )
 
     check = tenacity.Retrying(
         retry=tenacity.retry_if_result(lambda found: not found) | tenacity.retry_if_exception_type((SlackApiError, OSError)),
-        wait=tenacity.wait_exponential(multiplier=0.25, max=2), stop=tenacity.stop_after_delay(2 * client.timeout),
+        wait=tenacity.wait_exponential(multiplier=0.25, max=2),
+        stop=tenacity.stop_after_delay(2 * client.timeout),
         retry_error_callback=lambda _: False,
-    )  # fmt: skip
+    )
     if not check(landed):
         raise failure
 

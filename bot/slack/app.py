@@ -78,10 +78,14 @@ def build_app(runtime: Runtime, settings: Settings) -> tuple[App, Slack]:
         listener_executor=ThreadPoolExecutor(max_workers=settings.slack_workers, thread_name_prefix="answer"),
     )
     slack = Slack(
-        runtime, Access.load(settings.slack_channels_file), settings.slack_max_question_chars, settings.slack_answer_bots,
+        runtime,
+        Access.load(settings.slack_channels_file),
+        settings.slack_max_question_chars,
+        settings.slack_answer_bots,
         lease=timedelta(seconds=settings.slack_claim_lease_seconds),
-        recovery_horizon=timedelta(hours=settings.answer_recovery_hours), db_retry_s=settings.db_retry_seconds,
-    )  # fmt: skip
+        recovery_horizon=timedelta(hours=settings.answer_recovery_hours),
+        db_retry_s=settings.db_retry_seconds,
+    )
     for listeners in (mentions, messages, feedback):
         listeners.register(app, slack)
     return app, slack
@@ -116,8 +120,10 @@ def gate(events, slack: Slack, verifier: SignatureVerifier):
         except ValueError:
             return _reply(start_response, "400 Bad Request", "bad content length")
         body = environ["wsgi.input"].read(length) if length > 0 else b""
-        headers = {"x-slack-signature": environ.get("HTTP_X_SLACK_SIGNATURE"),
-                   "x-slack-request-timestamp": environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP")}  # fmt: skip
+        headers = {
+            "x-slack-signature": environ.get("HTTP_X_SLACK_SIGNATURE"),
+            "x-slack-request-timestamp": environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"),
+        }
         try:
             signed = verifier.is_valid_request(body, headers)
         except ValueError:  # a timestamp that is not a number
@@ -151,9 +157,15 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     scheduler.add_job(
-        keep_claims, "interval", args=[slack, app.client], id="claims", seconds=max(1.0, slack.lease.total_seconds() / 3),
-        max_instances=1, coalesce=True, next_run_time=datetime.now(UTC),
-    )  # fmt: skip
+        keep_claims,
+        "interval",
+        args=[slack, app.client],
+        id="claims",
+        seconds=max(1.0, slack.lease.total_seconds() / 3),
+        max_instances=1,
+        coalesce=True,
+        next_run_time=datetime.now(UTC),
+    )
     if http:
         import waitress
         from slack_bolt.adapter.wsgi import SlackRequestHandler

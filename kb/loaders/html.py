@@ -13,9 +13,30 @@ from kb.documents import Anchors, Document, Line, Section, title_from_filename
 _CHROME = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "iframe", "svg"]
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _BLOCKS = _HEADINGS | {
-    "p", "li", "pre", "td", "th", "dt", "dd", "blockquote", "figcaption", "caption", "div", "section",
-    "article", "main", "ul", "ol", "dl", "table", "tr", "thead", "tbody", "details", "summary",
-}  # fmt: skip
+    "p",
+    "li",
+    "pre",
+    "td",
+    "th",
+    "dt",
+    "dd",
+    "blockquote",
+    "figcaption",
+    "caption",
+    "div",
+    "section",
+    "article",
+    "main",
+    "ul",
+    "ol",
+    "dl",
+    "table",
+    "tr",
+    "thead",
+    "tbody",
+    "details",
+    "summary",
+}
 
 
 def load_html(text: str, stem: str) -> Document:

@@ -189,19 +189,23 @@ def answer(*parts: str | Cite, stop_reason: str = "end_turn") -> Handler:
                 continue
             idx, block_no, result = _locate(results, part)
             blocks = [b["text"] for b in result["content"]] if result else [part.line]
-            content.append({
-                "type": "text",
-                "text": part.text,
-                "citations": [{
-                    "type": "search_result_location",
-                    "source": result["source"] if result else "kb://nowhere",
-                    "title": result["title"] if result else None,
-                    "cited_text": part.cited_text if part.cited_text is not None else blocks[block_no],
-                    "search_result_index": part.index if part.index is not None else idx,
-                    "start_block_index": block_no,
-                    "end_block_index": block_no + 1,
-                }],
-            })  # fmt: skip
+            content.append(
+                {
+                    "type": "text",
+                    "text": part.text,
+                    "citations": [
+                        {
+                            "type": "search_result_location",
+                            "source": result["source"] if result else "kb://nowhere",
+                            "title": result["title"] if result else None,
+                            "cited_text": part.cited_text if part.cited_text is not None else blocks[block_no],
+                            "search_result_index": part.index if part.index is not None else idx,
+                            "start_block_index": block_no,
+                            "end_block_index": block_no + 1,
+                        }
+                    ],
+                }
+            )
         return message(content, stop_reason)
 
     return handler

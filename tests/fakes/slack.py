@@ -124,8 +124,15 @@ class FakeSlack:
         return 200, body, {}
 
     def api_auth_test(self, p):
-        return {"ok": True, "url": "https://fake.slack.test/", "team": "Fake", "user": "supportbot", "team_id": TEAM,
-                "user_id": BOT_USER, "bot_id": BOT_ID}  # fmt: skip
+        return {
+            "ok": True,
+            "url": "https://fake.slack.test/",
+            "team": "Fake",
+            "user": "supportbot",
+            "team_id": TEAM,
+            "user_id": BOT_USER,
+            "bot_id": BOT_ID,
+        }
 
     def _next_ts(self) -> str:
         return f"{1_800_000_000 + next(self._ts)}.000100"
@@ -140,9 +147,17 @@ class FakeSlack:
         if problem:
             return {"ok": False, "error": "invalid_blocks", "errors": [problem]}
         ts = self._next_ts()
-        msg = {"type": "message", "channel": p["channel"], "ts": ts, "user": BOT_USER, "bot_id": BOT_ID,
-               "text": p.get("text", ""), "blocks": blocks or [], "thread_ts": p.get("thread_ts"),
-               "unfurl_links": p.get("unfurl_links")}  # fmt: skip
+        msg = {
+            "type": "message",
+            "channel": p["channel"],
+            "ts": ts,
+            "user": BOT_USER,
+            "bot_id": BOT_ID,
+            "text": p.get("text", ""),
+            "blocks": blocks or [],
+            "thread_ts": p.get("thread_ts"),
+            "unfurl_links": p.get("unfurl_links"),
+        }
         self.messages[(p["channel"], ts)] = msg
         return {"ok": True, "channel": p["channel"], "ts": ts, "message": msg}
 
@@ -241,8 +256,15 @@ class FakeSlack:
         return [self.envelope(e) for e in events]
 
     def envelope(self, event: dict) -> dict:
-        return {"token": "legacy", "team_id": TEAM, "api_app_id": "A1", "type": "event_callback",
-                "event_id": f"Ev{next(self._events):06d}", "event_time": int(time.time()), "event": event}  # fmt: skip
+        return {
+            "token": "legacy",
+            "team_id": TEAM,
+            "api_app_id": "A1",
+            "type": "event_callback",
+            "event_id": f"Ev{next(self._events):06d}",
+            "event_time": int(time.time()),
+            "event": event,
+        }
 
     def sign(self, body: bytes, timestamp: int | None = None) -> dict:
         ts = str(timestamp if timestamp is not None else int(time.time()))
@@ -268,10 +290,18 @@ class FakeSlack:
         button = next(
             e for b in message["blocks"] if b["type"] == "actions" for e in b["elements"] if e["action_id"] == action_id
         )
-        payload = {"type": "block_actions", "team": {"id": TEAM}, "user": {"id": user}, "api_app_id": "A1",
-                   "channel": {"id": message["channel"]}, "container": {"type": "message", "message_ts": message["ts"]},
-                   "message": message, "trigger_id": "1.2.3", "response_url": "https://hooks.invalid/x",
-                   "actions": [{**button, "block_id": "b", "type": "button", "action_ts": str(time.time())}]}  # fmt: skip
+        payload = {
+            "type": "block_actions",
+            "team": {"id": TEAM},
+            "user": {"id": user},
+            "api_app_id": "A1",
+            "channel": {"id": message["channel"]},
+            "container": {"type": "message", "message_ts": message["ts"]},
+            "message": message,
+            "trigger_id": "1.2.3",
+            "response_url": "https://hooks.invalid/x",
+            "actions": [{**button, "block_id": "b", "type": "button", "action_ts": str(time.time())}],
+        }
         body = urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
         return self.post(url, body, "application/x-www-form-urlencoded")
 

@@ -20,8 +20,16 @@ class FakeSocketMode:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def _handle(self, ws) -> None:
-        ws.send(json.dumps({"type": "hello", "num_connections": 1, "connection_info": {"app_id": "A1"},
-                            "debug_info": {"host": "fake", "approximate_connection_time": 3600}}))  # fmt: skip
+        ws.send(
+            json.dumps(
+                {
+                    "type": "hello",
+                    "num_connections": 1,
+                    "connection_info": {"app_id": "A1"},
+                    "debug_info": {"host": "fake", "approximate_connection_time": 3600},
+                }
+            )
+        )
         with self.changed:
             self.connections.append(ws)
             self.changed.notify_all()
@@ -36,8 +44,14 @@ class FakeSocketMode:
     def push(self, event_callback: dict, retry_attempt: int = 0) -> str:
         """Deliver an Events API envelope to the connected bot; returns its envelope id."""
         envelope_id = f"env-{next(self._ids)}"
-        message = {"envelope_id": envelope_id, "type": "events_api", "accepts_response_payload": False,
-                   "retry_attempt": retry_attempt, "retry_reason": "timeout" if retry_attempt else "", "payload": event_callback}  # fmt: skip
+        message = {
+            "envelope_id": envelope_id,
+            "type": "events_api",
+            "accepts_response_payload": False,
+            "retry_attempt": retry_attempt,
+            "retry_reason": "timeout" if retry_attempt else "",
+            "payload": event_callback,
+        }
         self.connections[-1].send(json.dumps(message))
         return envelope_id
 

@@ -25,6 +25,8 @@ def register(app: App, slack: Slack) -> None:
         message = body.get("message") or {}
         if channel and user:
             client.chat_postEphemeral(
-                channel=channel, user=user, thread_ts=message.get("thread_ts") or message.get("ts"),
+                channel=channel,
+                user=user,
+                thread_ts=message.get("thread_ts") or message.get("ts"),
                 text="Thanks for the feedback!" if value == "up" else "Thanks: this helps us fix the docs.",
-            )  # fmt: skip
+            )
