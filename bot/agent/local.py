@@ -79,7 +79,7 @@ _ASKS_FOR_A_NUMBER = re.compile(
 )
 # A quantity only a number answers ("how many", "how long", "what does it cost"); "when" may be "on Fridays".
 _ASKS_HOW_MUCH = re.compile(r"\bhow (long|many|much|often|old|big|far)\b|\b(cost|price|fee)s?\b", re.IGNORECASE)
-_ASKS_TO_COMPUTE = re.compile(r"^\s*(what(?:'s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*\d|%\s*of\b", re.I)
+_ASKS_TO_COMPUTE = re.compile(r"^\s*(what(?:'s|’s|s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*\d|%\s*of\b", re.I)
 
 
 _PCT, _AMOUNT = r"(\d+(?:\.\d+)?)\s*%", r"\$?(\d[\d,]*(?:\.\d+)?)"
@@ -90,7 +90,7 @@ _MARKUP = re.compile(rf"{_AMOUNT}\s+(?:plus|with|\+)\s+{_PCT}", re.IGNORECASE)
 
 def arithmetic_in(question: str) -> str | None:
     """The arithmetic expression a question asks to compute, if it asks one ("15% off $80": 80 - 15% of 80)."""
-    if not _ASKS_TO_COMPUTE.search(question):
+    if not (_ASKS_TO_COMPUTE.search(question) or _DISCOUNT.search(question) or _MARKUP.search(question)):
         return None
     question = _DISCOUNT.sub(lambda m: f"{m[2]} - {m[1]}% of {m[2]}", question)
     question = _MARKUP.sub(lambda m: f"{m[1]} + {m[2]}% of {m[1]}", question)
