@@ -192,43 +192,22 @@ def ask_cmd(question, docs, db, answerer, collection, trace, as_json) -> None:
         sys.exit(1)
 
 
+def share_option(name: str, help: str):
+    """An eval threshold: a share from 0 to 1, off (0) unless given."""
+    return click.option(name, type=click.FloatRange(0, 1), default=0.0, show_default=True, help=help)
+
+
 @main.command("eval")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @docs_option
 @db_option
 @answerer_option
 @click.option("--k", "k", default=5, show_default=True, type=click.IntRange(1, 50), help="Recall counts the top k hits.")
-@click.option(
-    "--min-recall",
-    type=click.FloatRange(0, 1),
-    default=0.0,
-    show_default=True,
-    help="Fail (exit 2) below this recall@k of the answerer's searches.",
-)
-@click.option(
-    "--min-page-recall",
-    type=click.FloatRange(0, 1),
-    default=0.0,
-    show_default=True,
-    help="Fail below this page recall@k of one search with the question.",
-)
-@click.option(
-    "--min-mrr", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Fail below this MRR of the first right page."
-)
-@click.option(
-    "--min-pass-rate",
-    type=click.FloatRange(0, 1),
-    default=0.0,
-    show_default=True,
-    help="Fail below this share of answerable questions answered right.",
-)
-@click.option(
-    "--min-abstention",
-    type=click.FloatRange(0, 1),
-    default=0.0,
-    show_default=True,
-    help="Fail below this share of uncovered questions abstained on.",
-)
+@share_option("--min-recall", "Fail (exit 2) below this recall@k of the answerer's searches.")
+@share_option("--min-page-recall", "Fail below this page recall@k of one search with the question.")
+@share_option("--min-mrr", "Fail below this MRR of the first right page.")
+@share_option("--min-pass-rate", "Fail below this share of answerable questions answered right.")
+@share_option("--min-abstention", "Fail below this share of uncovered questions abstained on.")
 @click.option("--max-citation-problems", type=click.IntRange(0), default=None, help="Fail above this many citation problems.")
 @json_option
 def eval_cmd(

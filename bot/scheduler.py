@@ -16,7 +16,7 @@ from sqlalchemy import select
 from bot.runtime import Runtime
 from kb.errors import SupportbotError
 from kb.models import sync_runs
-from kb.sync import SyncBusy
+from kb.sync import SyncBusy, as_utc
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +31,7 @@ def sync_is_due(runtime: Runtime) -> bool:
         ).scalar()
     if last is None:
         return True
-    if last.tzinfo is None:
-        last = last.replace(tzinfo=UTC)
-    return datetime.now(UTC) - last > timedelta(minutes=runtime.settings.sync_interval_minutes)
+    return datetime.now(UTC) - as_utc(last) > timedelta(minutes=runtime.settings.sync_interval_minutes)
 
 
 def run_sync(runtime: Runtime) -> None:

@@ -146,20 +146,15 @@ class BM25Index:
 
     def df(self, terms: Sequence[str]) -> list[int]:
         """How many chunks hold each term."""
-        out = []
-        for term in terms:
-            h = np.uint64(self.tokenizer.hash(term))
-            p = int(np.searchsorted(self._hashes, h)) if len(self._hashes) else 0
-            found = p < len(self._hashes) and self._hashes[p] == h
-            out.append(int(self._starts[self._term_ids[p] + 1] - self._starts[self._term_ids[p]]) if found else 0)
-        return out
+        return self.df_many(terms, remember=True).tolist()
 
-    def df_many(self, terms: Sequence[str]) -> np.ndarray:
-        """df() for many one-off terms at once (a typo's variants), their hashes not cached."""
+    def df_many(self, terms: Sequence[str], remember: bool = False) -> np.ndarray:
+        """df() as an array, in one vectorised lookup; remember=False for one-off terms (a typo's variants),
+        whose hashes would only fill the tokenizer's cache."""
         out = np.zeros(len(terms), dtype=np.int64)
         if not len(terms) or not len(self._hashes):
             return out
-        hashes = np.array([self.tokenizer.hash(t, remember=False) for t in terms], dtype=np.uint64)
+        hashes = np.array([self.tokenizer.hash(t, remember=remember) for t in terms], dtype=np.uint64)
         pos = np.minimum(np.searchsorted(self._hashes, hashes), len(self._hashes) - 1)
         found = self._hashes[pos] == hashes
         ids = self._term_ids[pos[found]]

@@ -253,10 +253,10 @@ class Searcher:
         floor = self.min_score if min_score is None else min_score
         question = self.read(query)
         words, df = question.words, question.df
-        terms = [w.term for w in words]
-        weights = docs_weights(words, df, index.bm25.size)
         if floor > 0 and never_used(words, df):
             return []  # the docs never use what the question is about: nothing here can answer it
+        terms = [w.term for w in words]
+        weights = docs_weights(words, df, index.bm25.size)
         candidates, bm = self._rank(index, question.query(query), collections)
         present = index.bm25.present(np.array([c.row for c in candidates], dtype=np.int64), terms)
         kept: list[_Candidate] = []

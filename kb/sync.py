@@ -89,6 +89,11 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(t: datetime) -> datetime:
+    """A stored time as an aware one: SQLite hands timestamps back without their zone (they were written in UTC)."""
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+
+
 def index_version(conn: Connection) -> int:
     return conn.execute(select(index_state.c.version).where(index_state.c.id == 1)).scalar() or 0
 

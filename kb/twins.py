@@ -12,8 +12,8 @@ import re
 from collections import defaultdict
 from pathlib import PurePosixPath
 
-from kb.documents import LoadError
 from kb.loaders import LOADERS, loader_for
+from kb.prepare import decode
 from kb.scan import Problem, SourceFile
 
 SAME_TEXT = 0.8  # Jaccard similarity of the two pages' word sets at which they are one page
@@ -23,9 +23,9 @@ PREFERENCE = list(LOADERS)  # the source formats come before the rendered ones (
 def _words(source: SourceFile) -> set[str] | None:
     path = PurePosixPath(source.path)
     try:
-        document = loader_for(path.suffix)(source.content.decode("utf-8", errors="replace"), path.stem)
-    except (LoadError, RecursionError):
-        return None  # prepare() reports it
+        document = loader_for(path.suffix)(decode(source.content)[0], path.stem)
+    except Exception:  # LoadError, or a parser's own failure: prepare() reports it, the same way
+        return None
     text = " ".join(
         [document.title, *(s.heading for s in document.sections), *(ln.text for s in document.sections for ln in s.lines)]
     )

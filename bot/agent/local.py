@@ -33,37 +33,8 @@ LONG_LINE = 300  # characters: a longer line is quoted by its sentences that ans
 MAX_SENTENCES = 2
 # Words that shape a question but say nothing about its subject: they do not need covering.
 QUESTION_WORDS = frozenset(
-    [
-        "much",
-        "many",
-        "long",
-        "often",
-        "really",
-        "mean",
-        "means",
-        "need",
-        "needs",
-        "get",
-        "got",
-        "like",
-        "want",
-        "know",
-        "tell",
-        "way",
-        "ways",
-        "possible",
-        "exactly",
-        "also",
-        "still",
-        "ever",
-        "anything",
-        "something",
-        "somewhere",
-        "thing",
-        "things",
-        "kind",
-        "sort",
-    ]
+    "much many long often really mean means need needs get got like want know tell way ways possible exactly also "
+    "still ever anything something somewhere thing things kind sort".split()
 )
 EXPANSION_TERMS = 3
 RANK_FLOOR, RANK_DECAY = 0.5, 0.25  # a passage's relevance: its coverage, discounted by its search rank
@@ -171,7 +142,8 @@ class LocalAnswerer:
     def begin(self, question: str, history: list[tuple[str, str]], toolbox: Toolbox) -> None:
         self.toolbox = toolbox
         self.index = toolbox.searcher.index
-        question = toolbox.searcher.read(question).query(question)  # typos corrected to the docs' words
+        self.read = toolbox.searcher.read(question)  # the question's words against the docs, typos corrected
+        question = self.read.query(question)
         words = self.index.tokenizer.words
         self.terms = list(dict.fromkeys(words(question)))
         previous = next((text for role, text in reversed(history) if role == "user"), "")
@@ -179,7 +151,7 @@ class LocalAnswerer:
         context = context if len(self.terms) <= 4 else []
         self.query = " ".join([question, *context]) if context else question
         targets = [t for t in self.terms + context if t not in QUESTION_WORDS]
-        self.weights = self._rarity_weights(question, targets)
+        self.weights = self._rarity_weights(targets)
         for t in context:  # the follow-up's own words matter most
             self.weights[t] *= 0.5
         self.stems = {t: plural_stem(t) for t in self.weights}
@@ -196,13 +168,12 @@ class LocalAnswerer:
         self.describes = bool(_DESCRIPTION.search(question))
         self.value: str | None = None
 
-    def _rarity_weights(self, question: str, targets: list[str]) -> dict[str, float]:
+    def _rarity_weights(self, targets: list[str]) -> dict[str, float]:
         """Rare in English and rare in these docs (kb.coverage): the same weights the evidence rule uses."""
-        read = self.toolbox.searcher.read(question)
-        words = [w for w in read.words if w.term in targets]
+        words = [w for w in self.read.words if w.term in targets]
         known = {w.term for w in words}
         extra = [t for t in targets if t not in known]  # a follow-up's context words
-        weights = docs_weights(words, read.df, self.index.bm25.size)
+        weights = docs_weights(words, self.read.df, self.index.bm25.size)
         weights.update(zip(extra, (i / 2 for i in self.index.idf(extra))))
         return {t: weights[t] for t in targets if t in weights}
 
@@ -266,11 +237,8 @@ class LocalAnswerer:
             if p.index not in self._passage_words:  # passages never change: read each once
                 self._passage_words[p.index] = self._words(" ".join([p.title, *p.blocks]))
             cover = self._coverage(self._passage_words[p.index])
-            yield (
-                cover * (RANK_FLOOR + (1 - RANK_FLOOR) / (1 + RANK_DECAY * p.index)),
-                cover,
-                p,
-            )  # the ledger keeps the ranked order
+            rank_weight = RANK_FLOOR + (1 - RANK_FLOOR) / (1 + RANK_DECAY * p.index)  # the ledger keeps the ranked order
+            yield cover * rank_weight, cover, p
 
     def _candidates(self):
         """Quotable lines of the most relevant passages: (score, passage, block index)."""
@@ -325,8 +293,7 @@ class LocalAnswerer:
         if not names:
             return None
         have = self._words(p.blocks[i])
-        surface = self.toolbox.searcher.read(self.question).words
-        rest = [w.word for w in surface if w.term in self.weights and self.stems[w.term] not in have]
+        rest = [w.word for w in self.read.words if w.term in self.weights and self.stems[w.term] not in have]
         return names[0], " ".join([names[0], *rest])
 
     def _reformulate(self) -> str | None:

@@ -7,7 +7,7 @@ import re
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import tenacity
 from slack_sdk import WebClient
@@ -21,7 +21,7 @@ from bot.runtime import Runtime
 from bot.slack.access import Access
 from bot.slack.claims import Job, claim, keys_for, mark_answered, orphans, take_over
 from bot.slack.render import answer_messages, plain_message, reason_message
-from kb.sync import now
+from kb.sync import as_utc, now
 
 log = logging.getLogger(__name__)
 
@@ -161,7 +161,7 @@ def answer_message(
         log.exception("could not claim %s: the database is unavailable; holding it", keys)
         slack.hold(job, keys)
         try:
-            client.chat_postMessage(channel=job.channel, thread_ts=job.root, **plain_message(TROUBLE))
+            post_once(client, job, plain_message(TROUBLE))
         except Exception:
             log.exception("could not post the trouble notice to %s", job.channel)
         return
@@ -266,9 +266,9 @@ def recover(slack: Slack, client: WebClient) -> int:
         if not take_over(slack.runtime.engine, key, slack.lease):
             continue  # another process was quicker
         log.info("taking over %s, claimed at %s by a process that stopped", key, claimed_at)
-        if now() - _aware(claimed_at) > slack.recovery_horizon:
+        if now() - as_utc(claimed_at) > slack.recovery_horizon:
             try:
-                client.chat_postMessage(channel=job.channel, thread_ts=job.root, **reason_message(LOST))
+                post_once(client, job, reason_message(LOST))
             except Exception:
                 log.exception("could not apologise in %s", job.channel)
                 continue
@@ -277,10 +277,6 @@ def recover(slack: Slack, client: WebClient) -> int:
             answer_job(slack, client, job, [key])
         done += 1
     return done
-
-
-def _aware(t: datetime) -> datetime:
-    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 def _quietly(method, **kwargs) -> None:
