@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.database import open_database
 from bot.evaluation import MRR_DEPTH, evaluate, found_pages, load_cases
+from bot.logs.store import Origin
 from bot.runtime import Runtime
 from bot.settings import SAMPLE_DOCS, SAMPLE_EVAL, load_settings
 from kb.search import Searcher
@@ -116,7 +117,7 @@ def main() -> None:
             rows.setdefault(label, {})[name] = f"{found}/{total} {mrr:.3f}"
         if not args.skip_answers:
             rt = Runtime(load_settings(database_url=f"sqlite:///{work / name}.db", docs_dir=docs))
-            result = evaluate(cases, lambda q: rt.ask(q, answerer="local", origin={"source": "eval"}), k=5)
+            result = evaluate(cases, lambda q: rt.ask(q, answerer="local", origin=Origin("eval")), k=5)
             abstain = [o for o in result.outcomes if o.case.must_abstain]
             cited = sum(bool(o.case.satisfied(s.path for s in o.answer.sources)) for o in result.answerable)
             answers[name] = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from bot.agent.types import STATUSES, Answer
 from bot.database import current_revision, head_revision, upgrade
 from bot.evaluation import MRR_DEPTH, evaluate, found_pages, load_cases
 from bot.logs.report import Filters, export, gaps, list_questions, parse_age, prune, question_trace
+from bot.logs.store import ASKED_FROM, Origin
 from bot.logs.trace import render_trace
 from bot.runtime import Runtime
 from bot.settings import load_settings
@@ -58,11 +60,21 @@ def runtime_for(db: str | None, docs: Path | None = None) -> Runtime:
     return Runtime(load_settings(database_url=db, docs_dir=docs))
 
 
+PROGRESS_EVERY_S = 10.0  # off a terminal, how often a long sync says how far it is
+
+
 def progress_bar():
-    """A progress callback for syncs, shown only on a terminal."""
-    if not sys.stderr.isatty():
-        return None, lambda: None
+    """A progress callback for syncs: a bar on a terminal; elsewhere (a log file, a container) a line when
+    indexing starts, then one every PROGRESS_EVERY_S, so a long first sync is never silent."""
     state: dict = {}
+    if not sys.stderr.isatty():
+
+        def line(done: int, total: int) -> None:
+            if done == 1 or done == total or time.monotonic() - state.get("said", 0.0) >= PROGRESS_EVERY_S:
+                state["said"] = time.monotonic()
+                click.echo(f"Indexing: {done:,} of {total:,} documents", err=True)
+
+        return line, lambda: None
 
     def update(done: int, total: int) -> None:
         if "bar" not in state:
@@ -165,7 +177,7 @@ def print_answer(a: Answer, trace: bool) -> None:
     if a.problems and trace:
         click.echo("\nProblems:")
         for p in a.problems:
-            click.echo(f"  - {json.dumps(p)}")
+            click.echo(f"  - {json.dumps(p.as_dict())}")
     label = a.answerer + (f" ({a.model})" if a.model else "")
     click.echo(f"\n[{a.status}, {label}, {a.latency_ms:.0f} ms]", err=True)
 
@@ -183,7 +195,7 @@ def ask_cmd(question, docs, db, answerer, collection, trace, as_json) -> None:
     with clear_errors():
         rt = runtime_for(db, docs)
         rt.ensure_index(docs, announce=None if as_json else lambda r: print_sync_report(r, err=True))
-        a = rt.ask(question, answerer=answerer, collections=[collection] if collection else None, origin={"source": "cli"})
+        a = rt.ask(question, answerer=answerer, collections=[collection] if collection else None, origin=Origin("cli"))
     if as_json:
         click.echo(json.dumps(a.as_dict(), indent=2))
     else:
@@ -231,7 +243,7 @@ def eval_cmd(
         rt.ensure_index(docs, announce=None if as_json else lambda r: print_sync_report(r, err=True))
         report = evaluate(
             cases,
-            lambda q: rt.ask(q, answerer=answerer, origin={"source": "eval"}),
+            lambda q: rt.ask(q, answerer=answerer, origin=Origin("eval")),
             k=k,
             rank_pages=lambda q: found_pages(rt.searcher.search(q, k=MRR_DEPTH, min_score=0)),
         )
@@ -314,7 +326,9 @@ def log_filters(f):
         click.option("--feedback", "feedback_", type=click.Choice(["up", "down"]), help="Only questions with this feedback."),
         click.option("--problems", is_flag=True, help="Only answers with citation or other problems."),
         click.option("--channel", metavar="ID"),
-        click.option("--source", type=click.Choice(["cli", "slack", "eval"])),
+        click.option(
+            "--source", type=click.Choice(ASKED_FROM), help="Only questions asked from here (eval runs are logged as eval)."
+        ),
         click.option("--since", metavar="AGE", help="e.g. 7d, 12h, 2w"),
         click.option("--search", metavar="TEXT", help="Words in the question or the answer."),
         click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 100_000)),

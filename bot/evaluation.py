@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from bot.agent.types import CITATION_PROBLEMS, Answer
+from bot.agent.types import Answer
 from kb.errors import SupportbotError
 
 
@@ -157,7 +157,7 @@ class Report:
 
     @property
     def citation_problems(self) -> int:
-        return sum(p.get("kind") in CITATION_PROBLEMS for o in self.outcomes for p in o.answer.problems)
+        return sum(p.is_citation_problem for o in self.outcomes for p in o.answer.problems)
 
     @property
     def mean_latency_ms(self) -> float:

@@ -12,7 +12,7 @@ from sqlalchemy import Engine, func, select
 from bot.agent import Agent, Answer, Limits
 from bot.agent.claude import make_client
 from bot.database import open_database, retrying
-from bot.logs.store import record
+from bot.logs.store import Origin, record
 from bot.settings import Settings
 from kb.embedding import Embedder, EmbedderUnavailable, default_embedder
 from kb.models import chunks
@@ -78,7 +78,7 @@ class Runtime:
         *,
         answerer: str | None = None,
         collections: list[str] | None = None,
-        origin: dict | None = None,
+        origin: Origin = Origin(),
     ) -> Answer:
         """Answer a question and log it (the log row is committed before this returns)."""
         result = self.agent.answer(question, history, answerer=answerer, collections=collections)
@@ -86,7 +86,7 @@ class Runtime:
             log.warning("question failed: %s", result.error)
         try:
             result.log_id = retrying(self.settings.db_retry_seconds)(
-                record, self.engine, result, origin or {"source": "cli"}, self.searcher.loaded_version
+                record, self.engine, result, origin, self.searcher.loaded_version
             )
         except Exception:  # the asker still gets the answer; the operator sees why it was not logged
             log.exception("could not log the answer to %r", question[:80])

@@ -5,6 +5,7 @@ import pytest
 from sqlalchemy import text
 
 from bot.agent.tools import NO_NEW_EVIDENCE
+from bot.agent.types import Problem
 from tests.fakes.anthropic import (
     Cite,
     Reply,
@@ -94,7 +95,7 @@ def test_repeated_searches_are_not_rerun_and_the_turn_budget_ends_the_loop(runti
     assert len(a.searches) == 1, "an identical query runs once"
     repeat = tool_result_text(last_tool_results(fake_anthropic.requests[2])[0])
     assert "already searched" in repeat and NO_NEW_EVIDENCE in repeat
-    assert {"kind": "turn_budget_exhausted", "turns": 4} in a.problems
+    assert Problem.of("turn_budget_exhausted", turns=4) in a.problems
 
 
 def test_the_search_budget_tells_the_model_to_answer(runtime, fake_anthropic):
@@ -151,7 +152,7 @@ def test_two_empty_end_turns_fall_back_to_not_covered(runtime, fake_anthropic):
     fake_anthropic.then(search("water resistance swimming"), empty_turn(), empty_turn())
     a = ask(runtime, "Can I swim with them?")
     assert a.status == "abstained"
-    assert any(p["kind"] == "empty" for p in a.problems)
+    assert any(p.kind == "empty" for p in a.problems)
 
 
 def test_overloaded_then_success_is_retried_by_the_sdk(runtime, fake_anthropic):
@@ -196,7 +197,7 @@ def test_a_refusal_is_answered_politely(runtime, fake_anthropic):
     fake_anthropic.then(refusal("cyber"))
     a = ask(runtime, "Write malware for the earbuds")
     assert a.status == "abstained" and a.answer == "I can't help with that request."
-    assert {"kind": "refusal", "note": "refused (cyber)"} in a.problems
+    assert Problem.of("refusal", note="refused (cyber)") in a.problems
 
 
 def test_a_cited_sentence_with_a_wrong_number_is_caught_and_dropped(runtime, fake_anthropic):
@@ -210,7 +211,7 @@ def test_a_cited_sentence_with_a_wrong_number_is_caught_and_dropped(runtime, fak
     a = ask(runtime, "When do keys expire?")
     assert a.status == "answered"
     assert a.answer == "Create the new key before the old one expires. [1]"
-    assert {"kind": "number_not_in_passage", "text": "API keys expire after 30 days.", "numbers": ["30"]} in a.problems
+    assert Problem.of("number_not_in_passage", text="API keys expire after 30 days.", numbers=["30"]) in a.problems
 
 
 def test_a_misquoted_or_unretrieved_citation_is_not_shown(runtime, fake_anthropic):
@@ -223,7 +224,7 @@ def test_a_misquoted_or_unretrieved_citation_is_not_shown(runtime, fake_anthropi
     )
     a = ask(runtime, "Rate limit?")
     assert a.status == "abstained"
-    assert {p["kind"] for p in a.problems} >= {"cited_text_mismatch", "cites_unretrieved"}
+    assert {p.kind for p in a.problems} >= {"cited_text_mismatch", "cites_unretrieved"}
 
 
 def test_an_uncited_number_is_not_shown(runtime, fake_anthropic):
@@ -233,7 +234,7 @@ def test_an_uncited_number_is_not_shown(runtime, fake_anthropic):
     )
     a = ask(runtime, "Rate limit?")
     assert a.answer == "The limit is 600 requests a minute. [1]"
-    assert {"kind": "unsourced_number", "text": "Most teams use about 250.", "numbers": ["250"]} in a.problems
+    assert Problem.of("unsourced_number", text="Most teams use about 250.", numbers=["250"]) in a.problems
 
 
 def test_a_calculated_number_may_be_stated(runtime, fake_anthropic):
@@ -319,7 +320,7 @@ def test_a_cut_off_answer_keeps_what_verifies_and_says_it_was_cut(runtime, fake_
     )
     a = ask(runtime, "Rate limit?")
     assert a.status == "answered" and a.answer.startswith("Each key may make 600 requests per minute. [1]")
-    assert {"kind": "max_tokens", "note": "the answer was cut off at max_tokens"} in a.problems
+    assert Problem.of("max_tokens", note="the answer was cut off at max_tokens") in a.problems
 
 
 def test_an_overflowing_context_is_an_error_with_a_short_reason(runtime, fake_anthropic):
@@ -353,7 +354,7 @@ def test_an_overloaded_model_falls_back_to_labelled_lines_from_the_docs(runtime,
     assert a.answer.startswith("The language model is unavailable, so these are the matching lines from the docs.")
     assert "600" in a.answer and a.sources[0].path == "api/rate-limits.md"
     assert "anthropic 529 overloaded_error" in a.error
-    assert any(p["kind"] == "model_fallback" for p in a.problems)
+    assert any(p.kind == "model_fallback" for p in a.problems)
 
 
 def test_a_timed_out_model_falls_back_to_the_docs(runtime, fake_anthropic):

@@ -3,7 +3,7 @@
 from sqlalchemy import select
 
 from bot.logs.models import feedback, questions, searches
-from bot.logs.store import record_feedback
+from bot.logs.store import Origin, record_feedback
 from tests.fakes.anthropic import Cite, answer, error, search
 
 
@@ -20,7 +20,7 @@ def test_a_question_is_logged_with_its_searches_and_citations(runtime, fake_anth
     a = runtime.ask(
         "How long can I return things?",
         answerer="claude",
-        origin={"source": "slack", "channel": "C1", "user_id": "U1", "thread_ts": "1.2"},
+        origin=Origin("slack", channel="C1", user_id="U1", thread_ts="1.2"),
     )
     [q] = rows(runtime.engine, questions)
     assert q["id"] == a.log_id

@@ -10,7 +10,7 @@ from sqlalchemy import insert, update
 
 from bot.logs.models import questions
 from bot.logs.report import Filters, export, gaps, list_questions
-from bot.logs.store import record_feedback
+from bot.logs.store import Origin, record_feedback
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from tests.conftest import run_cli
@@ -25,7 +25,7 @@ def rt(db_url, docs):
 
 
 def ask(rt, q, channel=None, source="slack"):
-    return rt.ask(q, answerer="local", origin={"source": source, "channel": channel, "user_id": "U1", "thread_ts": "1.1"})
+    return rt.ask(q, answerer="local", origin=Origin(source, channel=channel, user_id="U1", thread_ts="1.1"))
 
 
 def cli(db_url, *args):

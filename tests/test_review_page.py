@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from bot.logs.store import record_feedback
+from bot.logs.store import Origin, record_feedback
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from tests.conftest import REPO, free_port, wait_for_port
@@ -35,7 +35,7 @@ def logged(db_url, docs):
         "Can I go swimming with my earbuds?",
         "Do you offer a discount for students?",
     ]:
-        a = rt.ask(q, answerer="local", origin={"source": "slack", "channel": "C_HELP", "user_id": "U1", "thread_ts": "1.1"})
+        a = rt.ask(q, answerer="local", origin=Origin("slack", channel="C_HELP", user_id="U1", thread_ts="1.1"))
         if q.startswith("Can I go"):
             record_feedback(rt.engine, a.log_id, "down", "U2")
     return rt

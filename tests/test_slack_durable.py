@@ -110,6 +110,7 @@ def test_a_question_that_cannot_be_claimed_gets_a_notice_then_its_answer_when_th
     import pytest
 
     from bot.slack.answering import TROUBLE, answer_held, answer_message
+    from bot.slack.message import SlackMessage
 
     if not db_url.startswith("sqlite"):
         pytest.skip("holds SQLite's write lock from outside")
@@ -118,12 +119,12 @@ def test_a_question_that_cannot_be_claimed_gets_a_notice_then_its_answer_when_th
     slack = Slack(rt, Access.load(None), db_retry_s=0.5)
     client = WebClient(token="xoxb-test-token", base_url=fake_slack.api_url)
     msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
-    event = fake_slack.events_for(msg)[0]["event"]
+    envelope = fake_slack.events_for(msg)[0]
 
     blocker = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None)
     blocker.execute("BEGIN EXCLUSIVE")  # another writer holds the file
     try:
-        answer_message(slack, client, event, "Ev1", BOT_USER, "T1")
+        answer_message(slack, client, SlackMessage.parse(envelope["event"], envelope, BOT_USER))
         [notice] = fake_slack.replies(msg["channel"], msg["ts"])
         assert TROUBLE in notice["text"]
         assert answer_held(slack, client) == 0, "still locked: held for the next beat"

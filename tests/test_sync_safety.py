@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -44,9 +45,12 @@ def test_a_sync_killed_halfway_leaves_the_previous_index_serving(engine, docs, d
         env={k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
     )
     try:
-        assert wait_until(lambda: proc.poll() is not None or sync_lock_held(engine)), "the sync never started"
-        time.sleep(0.7)  # well inside the transaction: thousands of documents still to write
-        assert proc.poll() is None, "the sync finished before it could be killed; make the corpus larger"
+        watchdog = threading.Timer(120, proc.kill)  # a hung child ends the read below
+        watchdog.start()
+        # Off a terminal the sync says when it starts indexing: then it is inside its transaction, thousands to go.
+        started = next((line for line in proc.stderr if line.startswith(b"Indexing: 1 of")), None)
+        watchdog.cancel()
+        assert started and proc.poll() is None, "the sync never started indexing, or finished before it could be killed"
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.wait(30)

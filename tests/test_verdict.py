@@ -35,13 +35,13 @@ def test_a_claim_without_a_verified_citation_is_an_abstention():
     ledger = ledger_with("Returns are accepted for 30 days.")
     v = verdict(Draft([Segment("Returns are accepted for 90 days.")]), ledger, [])
     assert v.status == "abstained" and v.text == NOT_COVERED and v.sources == []
-    assert [p["kind"] for p in v.problems] == ["unsourced_number"]
+    assert [p.kind for p in v.problems] == ["unsourced_number"]
 
 
 def test_a_number_the_cited_line_does_not_hold_is_dropped():
     ledger = ledger_with("Returns are accepted for 30 days.")
     v = verdict(Draft([quote(ledger, 0, "Returns are accepted for 45 days.")]), ledger, [])
-    assert v.status == "abstained" and any(p["kind"] == "number_not_in_passage" for p in v.problems)
+    assert v.status == "abstained" and any(p.kind == "number_not_in_passage" for p in v.problems)
 
 
 def test_no_draft_is_out_of_steps_and_a_refusal_is_polite():

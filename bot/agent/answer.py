@@ -12,7 +12,7 @@ from bot.agent.claude import ClaudeAnswerer, ModelFailure
 from bot.agent.local import LocalAnswerer
 from bot.agent.loop import run
 from bot.agent.tools import Toolbox
-from bot.agent.types import Answer, Source
+from bot.agent.types import Answer, Problem, Source
 from bot.agent.verdict import verdict
 from kb.search import Searcher
 
@@ -67,7 +67,7 @@ class Agent:
         except ModelFailure as e:
             failure, draft, result.error = e, None, e.detail
             if self.limits.fallback and e.docs_may_answer:  # the docs may still answer: quote them, and say so
-                result.problems.append({"kind": "model_fallback", "error": e.detail})
+                result.problems.append(Problem.of("model_fallback", error=e.detail))
                 toolbox, bot, result.answerer = self._toolbox(collections), LocalAnswerer(), "local"
                 draft = run(bot, question, list(history), toolbox, self.limits.max_turns)
         v = verdict(draft, toolbox.ledger, toolbox.calculations, failure, self.limits.max_turns)
@@ -77,7 +77,7 @@ class Agent:
             try:
                 result.closest = _closest(toolbox, self.searcher, question, collections)
             except Exception as e:  # best effort: the reason for no answer matters more than the hints
-                result.problems.append({"kind": "closest_pages_failed", "error": f"{type(e).__name__}: {e}"[:300]})
+                result.problems.append(Problem.of("closest_pages_failed", error=f"{type(e).__name__}: {e}"[:300]))
         result.searches, result.steps, result.usage = toolbox.searches, toolbox.steps, bot.usage
         result.latency_ms = (time.perf_counter() - started) * 1000
         return result

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from bot.agent.evidence import Ledger, Passage
-from bot.agent.types import Segment, Source
+from bot.agent.types import Problem, Segment, Source
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _MARKER = re.compile(r"\[\d+\]")
@@ -37,7 +37,7 @@ def _same_text(cited: str, blocks: list[str]) -> bool:
 @dataclass
 class Verified:
     segments: list[tuple[Segment, list[Passage]]]  # kept segments and the passages each cites
-    problems: list[dict]
+    problems: list[Problem]
 
     @property
     def has_sourced_claim(self) -> bool:
@@ -47,13 +47,13 @@ class Verified:
 def verify(segments: list[Segment], ledger: Ledger, allowed: set[str] = frozenset()) -> Verified:
     """allowed: numbers that need no passage (the calculator's inputs and results)."""
     kept: list[tuple[Segment, list[Passage]]] = []
-    problems: list[dict] = []
+    problems: list[Problem] = []
     for seg in segments:
         text = _MARKER.sub("", seg.text)
         if not seg.citations:
             stray = numbers_in(text) - allowed
             if stray:
-                problems.append({"kind": "unsourced_number", "text": seg.text.strip(), "numbers": sorted(stray)})
+                problems.append(Problem.of("unsourced_number", text=seg.text.strip(), numbers=sorted(stray)))
             else:
                 kept.append((seg, []))
             continue
@@ -61,20 +61,18 @@ def verify(segments: list[Segment], ledger: Ledger, allowed: set[str] = frozense
         for c in seg.citations:
             p = ledger.get(c.search_result_index)
             if p is None:
-                problems.append(
-                    {"kind": "cites_unretrieved", "text": seg.text.strip(), "search_result_index": c.search_result_index}
-                )
+                problems.append(Problem.of("cites_unretrieved", text=seg.text.strip(), search_result_index=c.search_result_index))
                 ok = False
                 continue
             if c.source and c.source != p.source:
-                problems.append({"kind": "source_mismatch", "text": seg.text.strip(), "expected": p.source, "got": c.source})
+                problems.append(Problem.of("source_mismatch", text=seg.text.strip(), expected=p.source, got=c.source))
                 ok = False
             if not (0 <= c.start_block_index < c.end_block_index <= len(p.blocks)):
-                problems.append({"kind": "bad_block_range", "text": seg.text.strip(), "source": p.source})
+                problems.append(Problem.of("bad_block_range", text=seg.text.strip(), source=p.source))
                 ok = False
             elif not _same_text(c.cited_text, p.blocks[c.start_block_index : c.end_block_index]):
                 problems.append(
-                    {"kind": "cited_text_mismatch", "text": seg.text.strip(), "source": p.source, "cited_text": c.cited_text}
+                    Problem.of("cited_text_mismatch", text=seg.text.strip(), source=p.source, cited_text=c.cited_text)
                 )
                 ok = False
             if p not in passages:
@@ -83,7 +81,7 @@ def verify(segments: list[Segment], ledger: Ledger, allowed: set[str] = frozense
             supported = set().union(*(numbers_in(" ".join([*p.blocks, p.title])) for p in passages)) | allowed
             missing = numbers_in(text) - supported
             if missing:
-                problems.append({"kind": "number_not_in_passage", "text": seg.text.strip(), "numbers": sorted(missing)})
+                problems.append(Problem.of("number_not_in_passage", text=seg.text.strip(), numbers=sorted(missing)))
                 ok = False
         if ok:
             kept.append((seg, passages))

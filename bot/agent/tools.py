@@ -109,7 +109,7 @@ class ToolResult:
 @dataclass
 class Toolbox:
     searcher: Searcher
-    max_searches: int = 4
+    max_searches: int  # Limits.max_searches: the one default lives there
     k: int = 5
     allowed_collections: list[str] | None = None  # None: every collection
     ledger: Ledger = field(default_factory=Ledger)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 Status = Literal["answered", "abstained", "error", "budget_exhausted"]
 STATUSES: tuple[Status, ...] = get_args(Status)
@@ -28,6 +28,25 @@ ProblemKind = Literal[
     "closest_pages_failed",
 ]
 CITATION_PROBLEMS: frozenset[str] = frozenset(get_args(CitationProblem))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something a reviewer should see about an answer: its kind and the evidence (the sentence, numbers, note)."""
+
+    kind: ProblemKind
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, kind: ProblemKind, **detail: Any) -> Problem:
+        return cls(kind, detail)
+
+    @property
+    def is_citation_problem(self) -> bool:
+        return self.kind in CITATION_PROBLEMS
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, **self.detail}
 
 
 @dataclass(frozen=True)
@@ -84,7 +103,7 @@ class Answer:
     sources: list[Source] = field(default_factory=list)
     searches: list[SearchRecord] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
-    problems: list[dict] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     usage: dict = field(default_factory=dict)
     latency_ms: float = 0.0
     error: str | None = None  # the logged reason (never shown raw to the asker)
@@ -102,7 +121,7 @@ class Answer:
             "sources": [asdict(s) for s in self.sources],
             "searches": [{"query": s.query, "collection": s.collection, "hits": s.hits} for s in self.searches],
             "steps": [asdict(s) for s in self.steps],
-            "problems": self.problems,
+            "problems": [p.as_dict() for p in self.problems],
             "usage": self.usage,
             "latency_ms": round(self.latency_ms, 1),
         }

@@ -13,7 +13,7 @@ from bot.agent.claude import ModelFailure
 from bot.agent.evidence import Ledger
 from bot.agent.local import INTRO
 from bot.agent.loop import Draft
-from bot.agent.types import Source, Status
+from bot.agent.types import Problem, Source, Status
 
 NOT_COVERED = "I couldn't find this in the docs."
 OUT_OF_STEPS = "I ran out of steps before I could put an answer together from the docs."
@@ -27,7 +27,7 @@ class Verdict:
     text: str  # what the asker reads
     sources: list[Source] = field(default_factory=list)
     cited: list[dict] = field(default_factory=list)
-    problems: list[dict] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
 
 
 def verdict(
@@ -37,15 +37,15 @@ def verdict(
     if draft is None:
         if failure is not None:
             return Verdict("error", failure.user_message)
-        return Verdict("budget_exhausted", OUT_OF_STEPS, problems=[{"kind": "turn_budget_exhausted", "turns": max_turns}])
+        return Verdict("budget_exhausted", OUT_OF_STEPS, problems=[Problem.of("turn_budget_exhausted", turns=max_turns)])
     if draft.stop == "refusal":
-        return Verdict("abstained", REFUSED, problems=[{"kind": "refusal", "note": draft.note}])
+        return Verdict("abstained", REFUSED, problems=[Problem.of("refusal", note=draft.note)])
     allowed = set().union(*(numbers_in(c) for c in calculations))
     verified = verify(draft.segments, ledger, allowed)
     text, sources, cited = render(verified)
     problems = list(verified.problems)
     if draft.stop in ("max_tokens", "empty"):
-        problems.append({"kind": draft.stop, "note": draft.note})
+        problems.append(Problem.of(draft.stop, note=draft.note))
     if verified.has_sourced_claim or (calculations and text):
         if failure is not None:  # the model failed and the docs answered: say so in one line
             text = FALLBACK + "\n" + text.removeprefix(INTRO)
@@ -53,5 +53,5 @@ def verdict(
     if failure is not None:  # nothing to quote either: the model's failure is the reason to give
         return Verdict("error", failure.user_message, problems=problems)
     if draft.note:
-        problems.append({"kind": "abstained", "note": draft.note})
+        problems.append(Problem.of("abstained", note=draft.note))
     return Verdict("abstained", NOT_COVERED, problems=problems)

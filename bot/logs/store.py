@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
+from typing import Literal, get_args
 
 from sqlalchemy import Engine, insert
 
@@ -10,19 +11,33 @@ from bot.agent.types import Answer
 from bot.logs.models import feedback, questions, searches
 from kb.sync import now
 
+Asked = Literal["cli", "slack", "eval"]
+ASKED_FROM: tuple[Asked, ...] = get_args(Asked)
 
-def record(engine: Engine, answer: Answer, origin: dict, index_version: int | None = None) -> int:
-    """Store a question's whole trace; origin: {"source": "cli"|"slack"|"eval", "team", "channel", "user_id", "thread_ts"}."""
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a question came from, logged beside it so a reviewer can filter by it and find the thread."""
+
+    source: Asked = "cli"
+    team: str | None = None
+    channel: str | None = None
+    user_id: str | None = None
+    thread_ts: str | None = None
+
+
+def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | None = None) -> int:
+    """Store a question's whole trace in one transaction."""
     with engine.begin() as conn:
         question_id = conn.execute(
             insert(questions)
             .values(
                 created_at=now(),
-                source=origin.get("source", "cli"),
-                team=origin.get("team"),
-                channel=origin.get("channel"),
-                user_id=origin.get("user_id"),
-                thread_ts=origin.get("thread_ts"),
+                source=origin.source,
+                team=origin.team,
+                channel=origin.channel,
+                user_id=origin.user_id,
+                thread_ts=origin.thread_ts,
                 question=answer.question,
                 answerer=answer.answerer,
                 model=answer.model,
@@ -32,7 +47,7 @@ def record(engine: Engine, answer: Answer, origin: dict, index_version: int | No
                 cited=answer.cited,
                 closest=[asdict(s) for s in answer.closest],
                 steps=[asdict(s) for s in answer.steps],
-                problems=answer.problems,
+                problems=[p.as_dict() for p in answer.problems],
                 usage=answer.usage,
                 error=answer.error,
                 latency_ms=answer.latency_ms,

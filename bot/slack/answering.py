@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,9 +16,11 @@ from sqlalchemy.exc import OperationalError
 
 from bot.database import retrying
 from bot.logs.models import questions
+from bot.logs.store import Origin
 from bot.runtime import Runtime
 from bot.slack.access import Access
 from bot.slack.claims import Job, claim, keys_for, mark_answered, orphans, take_over
+from bot.slack.message import SlackMessage, without_mention
 from bot.slack.render import answer_messages, plain_message, reason_message
 from kb.sync import as_utc, now
 
@@ -30,7 +31,6 @@ TEXT_ONLY = "I can only read text, not files or images. Please type your questio
 FAILED = "Sorry, something went wrong while I was answering. The bot's owner can find the details in the logs."
 TROUBLE = "I'm having trouble reaching my database right now. I'll answer here as soon as I can."
 LOST = "Sorry, I was restarted while answering this and it is now too old to pick up. Please ask again."
-ANSWERED_SUBTYPES = (None, "file_share", "bot_message")  # a plain message, one with files, another bot's (if allowed)
 
 
 class InFlight:
@@ -82,24 +82,6 @@ class Slack:
         return held
 
 
-def mention_pattern(bot_user_id: str | None) -> re.Pattern:
-    return re.compile(rf"<@{re.escape(bot_user_id)}(\|[^>]*)?>" if bot_user_id else r"(?!x)x")
-
-
-def why_ignore(event: dict, bot_user_id: str | None, answer_bots: bool) -> str | None:
-    """A reason to stay quiet, or None to answer."""
-    subtype = event.get("subtype")
-    if subtype not in ANSWERED_SUBTYPES or (subtype == "bot_message" and not answer_bots):
-        return f"subtype {subtype}"  # edits, deletions, joins, topics... and bots' posts unless SLACK_ANSWER_BOTS
-    if bot_user_id and event.get("user") == bot_user_id:
-        return "own message"
-    if event.get("bot_id") and not answer_bots:
-        return "another bot"
-    if event.get("hidden"):
-        return "hidden"
-    return None
-
-
 def bot_answered_in(slack: Slack, channel: str, thread_ts: str) -> bool:
     with slack.runtime.engine.connect() as conn:
         return (
@@ -117,44 +99,20 @@ def thread_history(client: WebClient, channel: str, root: str, current_ts: str, 
     except SlackApiError as e:
         log.warning("conversations.replies failed in %s: %s", channel, e.response.get("error"))
         return []
-    mention = mention_pattern(bot_user_id)
     turns = []
     for m in replies:
         if m.get("ts") == current_ts:
             break
         role = "assistant" if (bot_user_id and m.get("user") == bot_user_id) or m.get("bot_id") else "user"
-        text = mention.sub("", m.get("text") or "").strip()
+        text = without_mention(m.get("text"), bot_user_id)
         if text:
             turns.append((role, text))
     return turns
 
 
-def is_dm(event: dict) -> bool:
-    """A direct message: Slack says so, or the channel id is a DM's (D...)."""
-    return event.get("channel_type") == "im" or str(event.get("channel", "")).startswith("D")
-
-
-def job_for(event: dict, bot_user_id: str | None, team: str | None) -> Job:
-    """The message as a durable job: what answering it needs, from any process."""
-    channel, ts = event["channel"], event["ts"]
-    return Job(
-        channel=channel,
-        ts=ts,
-        root=event.get("thread_ts") or ts,
-        text=mention_pattern(bot_user_id).sub("", event.get("text") or "").strip(),
-        user=event.get("user"),
-        team=team,
-        is_dm=is_dm(event),
-        has_files=bool(event.get("files")),
-        bot_user_id=bot_user_id,
-    )
-
-
-def answer_message(
-    slack: Slack, client: WebClient, event: dict, event_id: str | None, bot_user_id: str | None, team: str | None
-) -> None:
-    job = job_for(event, bot_user_id, team)
-    keys = keys_for(event_id, job.channel, job.ts)
+def answer_message(slack: Slack, client: WebClient, msg: SlackMessage) -> None:
+    job = msg.job()
+    keys = keys_for(msg.event_id, job.channel, job.ts)
     try:
         claimed = retrying(slack.db_retry_s)(claim, slack.runtime.engine, keys, job, slack.lease)
     except OperationalError:  # the database is away: say so now, answer when it is back
@@ -239,7 +197,7 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
             )
             history = thread_history(client, job.channel, job.root, job.ts, job.bot_user_id) if job.root != job.ts else []
             rule = slack.access.rule(job.channel, job.is_dm)
-            origin = {"source": "slack", "team": job.team, "channel": job.channel, "user_id": job.user, "thread_ts": job.root}
+            origin = Origin("slack", team=job.team, channel=job.channel, user_id=job.user, thread_ts=job.root)
             answer = slack.runtime.ask(text, history, collections=rule.collections, origin=origin)
             for message in answer_messages(answer, notice):
                 post(message)

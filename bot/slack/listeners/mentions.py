@@ -6,7 +6,8 @@ import logging
 
 from slack_bolt import App
 
-from bot.slack.answering import Slack, answer_message, why_ignore
+from bot.slack.answering import Slack, answer_message
+from bot.slack.message import SlackMessage
 
 log = logging.getLogger(__name__)
 
@@ -14,8 +15,9 @@ log = logging.getLogger(__name__)
 def register(app: App, slack: Slack) -> None:
     @app.event("app_mention")
     def on_app_mention(event, body, client, context):
-        reason = why_ignore(event, context.bot_user_id, slack.answer_bots)
+        msg = SlackMessage.parse(event, body, context.bot_user_id)
+        reason = msg.why_ignore(slack.answer_bots)
         if reason:
-            log.debug("ignored mention %s: %s", event.get("ts"), reason)
+            log.debug("ignored mention %s: %s", msg.ts, reason)
             return
-        answer_message(slack, client, event, body.get("event_id"), context.bot_user_id, body.get("team_id"))
+        answer_message(slack, client, msg)

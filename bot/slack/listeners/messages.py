@@ -10,7 +10,8 @@ import logging
 
 from slack_bolt import App
 
-from bot.slack.answering import Slack, answer_message, bot_answered_in, is_dm, mention_pattern, why_ignore
+from bot.slack.answering import Slack, answer_message, bot_answered_in
+from bot.slack.message import SlackMessage
 
 log = logging.getLogger(__name__)
 
@@ -18,18 +19,19 @@ log = logging.getLogger(__name__)
 def register(app: App, slack: Slack) -> None:
     @app.event("message")
     def on_message(event, body, client, context):
-        reason = why_ignore(event, context.bot_user_id, slack.answer_bots)
+        msg = SlackMessage.parse(event, body, context.bot_user_id)
+        reason = msg.why_ignore(slack.answer_bots) or (None if msg.is_dm else why_not_follow_up(slack, msg))
         if reason:
-            log.debug("ignored message %s: %s", event.get("ts"), reason)
+            log.debug("ignored message %s: %s", msg.ts, reason)
             return
-        channel = event.get("channel", "")
-        if not is_dm(event):
-            if mention_pattern(context.bot_user_id).search(event.get("text") or ""):
-                log.debug("ignored message %s: its app_mention twin answers it", event.get("ts"))
-                return
-            thread = event.get("thread_ts")
-            rule = slack.access.rule(channel, is_dm=False)
-            if not (thread and thread != event.get("ts") and rule.follow_ups and bot_answered_in(slack, channel, thread)):
-                log.debug("ignored message %s: not addressed to the bot", event.get("ts"))
-                return
-        answer_message(slack, client, event, body.get("event_id"), context.bot_user_id, body.get("team_id"))
+        answer_message(slack, client, msg)
+
+
+def why_not_follow_up(slack: Slack, msg: SlackMessage) -> str | None:
+    """A channel message is answered only as a follow-up in a thread the bot answered, where the channel allows it."""
+    if msg.mentions_bot:
+        return "its app_mention twin answers it"
+    allowed = slack.access.rule(msg.channel, is_dm=False).follow_ups
+    if not (msg.in_thread and allowed and bot_answered_in(slack, msg.channel, msg.root)):
+        return "not addressed to the bot"
+    return None
