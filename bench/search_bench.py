@@ -61,8 +61,8 @@ def build_database(texts: list[str], url: str, embedder=None) -> tuple[float, fl
     from sqlalchemy import insert
 
     from bot.database import open_database
+    from kb.clock import now
     from kb.models import chunks, documents, index_state
-    from kb.sync import now
     from kb.vocabulary import Vocabulary
 
     engine = open_database(url)
@@ -186,7 +186,8 @@ def main() -> None:
         full = time_queries(lambda q: searcher.search(q, k=10), queries)
         report["evidence_rule_on_p50_ms"] = percentile(full, 50)
         report["evidence_rule_on_p95_ms"] = percentile(full, 95)
-        from bot.agent import Agent, Limits
+        from bot.agent.answer import Agent
+        from bot.agent.types import Limits
 
         agent = Agent(searcher, Limits())
         local = time_queries(lambda q: agent.answer(q, answerer="local"), queries)

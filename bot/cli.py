@@ -7,22 +7,19 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from bot.agent.types import STATUSES, Answer
-from bot.database import current_revision, head_revision, upgrade
-from bot.evaluation import MRR_DEPTH, evaluate, found_pages, load_cases
-from bot.logs.report import Filters, export, gaps, list_questions, parse_age, prune, question_trace
 from bot.logs.store import ASKED_FROM, Origin
-from bot.logs.trace import render_trace
-from bot.runtime import Runtime
-from bot.settings import load_settings
-from kb.database import create_db_engine
 from kb.errors import SupportbotError
-from kb.sync import SyncReport
+
+if TYPE_CHECKING:  # the rest is imported by the command that uses it, so `--help` and `logs` start fast
+    from bot.logs.report import Filters
+    from bot.runtime import Runtime
+    from kb.sync import SyncReport
 
 
 def db_option(f):
@@ -53,11 +50,20 @@ def clear_errors():
         click.echo(f"Error: {e}", err=True)
         sys.exit(e.exit_code)
     except (OperationalError, ProgrammingError) as e:
-        raise click.ClickException(f"database error: {str(e.orig).strip().splitlines()[0]}")
+        first = (str(e.orig).strip().splitlines() or [type(e.orig).__name__])[0]
+        raise click.ClickException(f"database error: {first} (DATABASE_URL)")
 
 
-def runtime_for(db: str | None, docs: Path | None = None) -> Runtime:
-    return Runtime(load_settings(database_url=db, docs_dir=docs))
+def runtime_for(db: str | None, docs: Path | None = None, *, reads_only: bool = False) -> Runtime:
+    """reads_only: a command that only reads the log refuses a SQLite file that is not there, and creates nothing."""
+    from bot.database import existing_database
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+
+    settings = load_settings(database_url=db, docs_dir=docs)
+    if reads_only:
+        existing_database(settings.database_url)
+    return Runtime(settings)
 
 
 PROGRESS_EVERY_S = 10.0  # off a terminal, how often a long sync says how far it is
@@ -157,6 +163,13 @@ def answerer_option(f):
     )(f)
 
 
+def needs_key(rt: Runtime, answerer: str | None) -> None:
+    from bot.settings import ConfigError
+
+    if answerer == "claude" and not rt.settings.anthropic_api_key:
+        raise ConfigError("--answerer claude needs ANTHROPIC_API_KEY (in the environment or .env)")
+
+
 def print_answer(a: Answer, trace: bool) -> None:
     if trace:
         for step in a.steps:
@@ -194,6 +207,7 @@ def ask_cmd(question, docs, db, answerer, collection, trace, as_json) -> None:
     """Answer a question from the docs, with numbered sources."""
     with clear_errors():
         rt = runtime_for(db, docs)
+        needs_key(rt, answerer)
         rt.ensure_index(docs, announce=None if as_json else lambda r: print_sync_report(r, err=True))
         a = rt.ask(question, answerer=answerer, collections=[collection] if collection else None, origin=Origin("cli"))
     if as_json:
@@ -237,9 +251,12 @@ def eval_cmd(
     as_json,
 ):
     """Run a question set and score retrieval, answers, abstentions and citations."""
+    from bot.evaluation import MRR_DEPTH, evaluate, found_pages, load_cases
+
     with clear_errors():
         cases = load_cases(file)
         rt = runtime_for(db, docs)
+        needs_key(rt, answerer)
         rt.ensure_index(docs, announce=None if as_json else lambda r: print_sync_report(r, err=True))
         report = evaluate(
             cases,
@@ -339,6 +356,8 @@ def log_filters(f):
 
 
 def make_filters(status, feedback_, problems, channel, source, since, search, limit) -> Filters:
+    from bot.logs.report import Filters, parse_age
+
     if since:
         try:
             parse_age(since)
@@ -353,12 +372,14 @@ def make_filters(status, feedback_, problems, channel, source, since, search, li
 @click.pass_context
 def logs_group(ctx, status, feedback_, problems, channel, source, since, search, limit, db) -> None:
     """List logged questions, newest first (subcommands: show, export, prune)."""
+    from bot.logs.report import list_questions
+
     ctx.obj = {"db": db}
     if ctx.invoked_subcommand is not None:
         return
     filters = make_filters(status, feedback_, problems, channel, source, since, search, limit)
     with clear_errors():
-        rows = list_questions(runtime_for(db).engine, filters)
+        rows = list_questions(runtime_for(db, reads_only=True).engine, filters)
     if not rows:
         click.echo("No questions match.")
         return
@@ -375,8 +396,11 @@ def logs_group(ctx, status, feedback_, problems, channel, source, since, search,
 @click.pass_context
 def logs_show(ctx, question_id: int, db: str | None) -> None:
     """One question's full trace: searches and hits, answer, citations, problems, feedback."""
+    from bot.logs.report import question_trace
+    from bot.logs.trace import render_trace
+
     with clear_errors():
-        trace = question_trace(runtime_for(db or ctx.obj.get("db")).engine, question_id)
+        trace = question_trace(runtime_for(db or ctx.obj.get("db"), reads_only=True).engine, question_id)
     if trace is None:
         raise click.ClickException(f"no logged question {question_id}")
     click.echo(render_trace(trace))
@@ -389,10 +413,14 @@ def logs_show(ctx, question_id: int, db: str | None) -> None:
 @click.pass_context
 def logs_export(ctx, fmt, status, feedback_, problems, channel, source, since, search, limit, db) -> None:
     """Print every matching question with its trace as JSON lines or CSV (--limit to stop early), streamed."""
+    from bot.logs.report import export
+
     filters = make_filters(status, feedback_, problems, channel, source, since, search, limit)
     everything = ctx.get_parameter_source("limit") == click.core.ParameterSource.DEFAULT
     with clear_errors():
-        for piece in export(runtime_for(db or ctx.obj.get("db")).engine, filters, fmt, None if everything else limit):
+        for piece in export(
+            runtime_for(db or ctx.obj.get("db"), reads_only=True).engine, filters, fmt, None if everything else limit
+        ):
             sys.stdout.write(piece)
     sys.stdout.flush()
 
@@ -403,12 +431,14 @@ def logs_export(ctx, fmt, status, feedback_, problems, channel, source, since, s
 @click.pass_context
 def logs_prune(ctx, older_than: str, db: str | None) -> None:
     """Delete logged questions older than AGE (LOG_RETENTION_DAYS does this daily under serve)."""
+    from bot.logs.report import parse_age, prune
+
     try:
         age = parse_age(older_than)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--older-than")
     with clear_errors():
-        n = prune(runtime_for(db or ctx.obj.get("db")).engine, age)
+        n = prune(runtime_for(db or ctx.obj.get("db"), reads_only=True).engine, age)
     click.echo(f"Deleted {n} question{'s' if n != 1 else ''} older than {older_than}.")
 
 
@@ -419,8 +449,10 @@ def logs_prune(ctx, older_than: str, db: str | None) -> None:
 @json_option
 def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> None:
     """What the docs don't answer yet: unanswered or 'not helpful' questions, grouped, most asked first."""
+    from bot.logs.report import gaps
+
     with clear_errors():
-        groups = gaps(runtime_for(db).engine, since)[:limit]
+        groups = gaps(runtime_for(db, reads_only=True).engine, since)[:limit]
     if as_json:
         click.echo(
             json.dumps(
@@ -459,7 +491,7 @@ def review_cmd(port: int, host: str, db: str | None) -> None:
     from bot.review.app import serve
 
     with clear_errors():
-        rt = runtime_for(db)
+        rt = runtime_for(db, reads_only=True)
         token = rt.settings.review_token.get_secret_value() if rt.settings.review_token else None
         click.echo(f"Review page on http://{host}:{port}/", err=True)
         serve(rt.engine, host, port, token)
@@ -474,13 +506,17 @@ def db_group() -> None:
 @db_option
 def db_upgrade(db: str | None) -> None:
     """Apply every migration the database has not had yet."""
-    settings = load_settings(database_url=db)
+    from bot.database import current_revision, upgrade
+    from bot.settings import load_settings
+    from kb.database import create_db_engine, display_url
+
     with clear_errors():
+        settings = load_settings(database_url=db)
         engine = create_db_engine(settings.database_url)
         before = current_revision(engine)
         upgrade(engine)
         after = current_revision(engine)
-    where = make_url(settings.database_url).render_as_string(hide_password=True)
+    where = display_url(settings.database_url)
     click.echo(f"{where}: schema {before or 'empty'} -> {after}" if before != after else f"{where}: schema already at {after}")
 
 
@@ -488,9 +524,13 @@ def db_upgrade(db: str | None) -> None:
 @db_option
 def db_current(db: str | None) -> None:
     """Show the database's schema revision and the newest one."""
-    settings = load_settings(database_url=db)
+    from bot.database import current_revision, existing_database, head_revision
+    from bot.settings import load_settings
+    from kb.database import create_db_engine
+
     with clear_errors():
-        rev = current_revision(create_db_engine(settings.database_url))
+        url = existing_database(load_settings(database_url=db).database_url)
+        rev = current_revision(create_db_engine(url))
     click.echo(f"current: {rev or 'empty'}\nhead:    {head_revision()}")
 
 

@@ -6,15 +6,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import tenacity
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, inspect, text
 from sqlalchemy.exc import OperationalError
 
 import migrations
-from kb.database import create_db_engine, is_sqlite
+from kb.database import create_db_engine, display_url, is_sqlite, sqlite_path
 from kb.errors import SupportbotError
 
 _MIGRATION_LOCK = 7_391_001  # PostgreSQL advisory lock id: one migrator at a time
@@ -22,6 +18,23 @@ _MIGRATION_LOCK = 7_391_001  # PostgreSQL advisory lock id: one migrator at a ti
 
 class SchemaOutOfDate(SupportbotError, RuntimeError):
     pass
+
+
+class DatabaseUnavailable(SupportbotError, RuntimeError):
+    pass
+
+
+class NoDatabase(SupportbotError, FileNotFoundError):
+    pass
+
+
+def existing_database(url: str) -> str:
+    """For commands that only read: a SQLite file that is not there is named, never silently created empty
+    (an empty log would read as "no gaps")."""
+    path = sqlite_path(url)
+    if path is not None and not path.exists():
+        raise NoDatabase(f"no database at {path} (DATABASE_URL or --db): run `supportbot sync` there first, or point --db at it")
+    return url
 
 
 def retrying(seconds: float) -> tenacity.Retrying:
@@ -35,22 +48,29 @@ def retrying(seconds: float) -> tenacity.Retrying:
     )
 
 
-def alembic_config() -> Config:
+def alembic_config():
+    from alembic.config import Config  # Alembic loads only to migrate: reading commands stay fast
+
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(migrations.__file__).parent))
     return cfg
 
 
 def head_revision() -> str:
-    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+    return migrations.HEAD
 
 
 def current_revision(engine: Engine) -> str | None:
+    """The revision Alembic stamped (its alembic_version table), or None for an empty database."""
     with engine.connect() as conn:
-        return MigrationContext.configure(conn).get_current_revision()
+        if not inspect(conn).has_table("alembic_version"):
+            return None
+        return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
+    from alembic import command
+
     with _migration_lock(engine) as conn:
         cfg = alembic_config()
         cfg.attributes["connection"] = conn
@@ -60,7 +80,10 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 def open_database(url: str) -> Engine:
     """An engine whose schema is current; an empty database is created from the migrations."""
     engine = create_db_engine(url)
-    current = current_revision(engine)
+    try:
+        current = current_revision(engine)
+    except OperationalError as e:
+        raise DatabaseUnavailable(f"cannot reach the database {display_url(url)} (DATABASE_URL): {first_line(e)}") from e
     if current is None:
         upgrade(engine)
     elif current != head_revision():
@@ -78,3 +101,9 @@ def _migration_lock(engine: Engine):
         if not is_sqlite(engine):
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
         yield conn
+
+
+def first_line(e: Exception) -> str:
+    """A database driver's error, as one line."""
+    text = str(getattr(e, "orig", None) or e).strip()
+    return text.splitlines()[0] if text else type(e).__name__

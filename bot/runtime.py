@@ -6,18 +6,21 @@ import logging
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, func, select
 
-from bot.agent import Agent, Answer, Limits
-from bot.agent.claude import make_client
+from bot.agent.types import Answer, Limits
 from bot.database import open_database, retrying
 from bot.logs.store import Origin, record
 from bot.settings import Settings
-from kb.embedding import Embedder, EmbedderUnavailable, default_embedder
 from kb.models import chunks
-from kb.search import DEFAULT_MIN_SCORE, Searcher
-from kb.sync import Progress, SyncReport, sync
+
+if TYPE_CHECKING:  # the heavy parts (the Anthropic SDK, numpy, the embedder) load when first used, not per command
+    from bot.agent.answer import Agent
+    from kb.embedding import Embedder
+    from kb.search import Searcher
+    from kb.sync import Progress, SyncReport
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +35,8 @@ class Runtime:
 
     @cached_property
     def searcher(self) -> Searcher:
+        from kb.search import DEFAULT_MIN_SCORE, Searcher
+
         return Searcher(
             self.engine,
             base_url=self.settings.docs_base_url,
@@ -44,6 +49,8 @@ class Runtime:
         """The dense model (SEARCH_MODE=hybrid), shared by sync and search; None when it cannot load."""
         if self.settings.search_mode != "hybrid":
             return None
+        from kb.embedding import EmbedderUnavailable, default_embedder
+
         try:
             return default_embedder()
         except EmbedderUnavailable as e:
@@ -53,6 +60,9 @@ class Runtime:
     @cached_property
     def agent(self) -> Agent:
         """The agent, with one Anthropic client for the whole process (its connection pool is reused)."""
+        from bot.agent.answer import Agent
+        from bot.agent.claude import make_client
+
         s = self.settings
         claude = None
         if s.anthropic_api_key:
@@ -63,6 +73,8 @@ class Runtime:
         return Agent(self.searcher, Limits(s.max_searches, s.max_turns, s.answer_fallback == "local"), claude)
 
     def sync(self, docs_dir: Path | None = None, progress: Progress | None = None) -> SyncReport:
+        from kb.sync import sync
+
         return sync(
             self.engine,
             docs_dir or self.settings.docs_dir,

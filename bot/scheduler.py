@@ -14,9 +14,10 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy import select
 
 from bot.runtime import Runtime
+from kb.clock import as_utc
 from kb.errors import SupportbotError
 from kb.models import sync_runs
-from kb.sync import SyncBusy, as_utc
+from kb.sync import SyncBusy
 
 log = logging.getLogger(__name__)
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bot.agent.answer import Limits
+from bot.agent.types import Limits
+from kb.errors import SupportbotError
 
 SAMPLE_DOCS = Path(__file__).parent / "sample_docs"
 SAMPLE_EVAL = Path(__file__).parent / "sample_eval.yaml"
@@ -62,5 +63,18 @@ class Settings(BaseSettings):
         return f"Settings(database_url={self.database_url!r}, docs_dir={str(self.docs_dir)!r})"
 
 
+class ConfigError(SupportbotError, ValueError):
+    pass
+
+
 def load_settings(**overrides) -> Settings:
-    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    """The settings from the environment and .env (overrides: the command line's); a bad value is one line
+    naming the setting."""
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as e:
+        bad = e.errors()[0]
+        name = ".".join(str(part) for part in bad["loc"]) or "a setting"
+        field = Settings.model_fields.get(name)
+        name = field.alias if field is not None and field.alias else name
+        raise ConfigError(f"{name}: {bad['msg']} (got {bad.get('input')!r:.60})") from None

@@ -10,9 +10,44 @@ from __future__ import annotations
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+
+from kb.errors import SupportbotError
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+SCHEMES = "sqlite:///path/to/supportbot.db or postgresql+psycopg://user@host:5432/dbname"
+
+
+class DatabaseConfigError(SupportbotError, ValueError):
+    pass
+
+
+def parse_database_url(url: str) -> URL:
+    """The URL, if it names a database supportbot can use; otherwise a message saying which ones it can."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise DatabaseConfigError(f"DATABASE_URL is not a database URL; use {SCHEMES}") from None
+    backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
+    if backend in ("postgres", "postgresql") and parsed.drivername in ("postgres", "postgresql"):
+        return parsed.set(drivername="postgresql+psycopg")  # the driver installed with supportbot
+    if (backend == "sqlite" and driver == "pysqlite") or parsed.drivername == "postgresql+psycopg":
+        return parsed
+    raise DatabaseConfigError(f"DATABASE_URL uses {parsed.drivername}://, which supportbot does not support; use {SCHEMES}")
+
+
+def display_url(url: str | URL) -> str:
+    """The URL for a message: the password hidden."""
+    return (url if isinstance(url, URL) else make_url(url)).render_as_string(hide_password=True)
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file a SQLite URL names (None for other databases and for :memory:)."""
+    parsed = parse_database_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    return Path(parsed.database).expanduser().resolve()
 
 
 def is_sqlite(engine: Engine) -> bool:
@@ -20,9 +55,9 @@ def is_sqlite(engine: Engine) -> bool:
 
 
 def create_db_engine(url: str) -> Engine:
-    parsed = make_url(url)
+    parsed = parse_database_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        return create_engine(parsed, pool_pre_ping=True)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     busy_ms = int(float(parsed.query.get("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)) * 1000)  # ?timeout=seconds, as pysqlite

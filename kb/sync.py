@@ -15,13 +15,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, or_, select, text, update
 from sqlalchemy.exc import OperationalError
 
 from kb.chunking import Chunk, index_text
+from kb.clock import now
 from kb.database import is_sqlite
 from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, pack, resolve_embedder
@@ -83,15 +83,6 @@ class SyncReport:
             "seconds": round(self.seconds, 3),
             "problems": [p.as_dict() for p in self.problems],
         }
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
-
-
-def as_utc(t: datetime) -> datetime:
-    """A stored time as an aware one: SQLite hands timestamps back without their zone (they were written in UTC)."""
-    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 def index_version(conn: Connection) -> int:

@@ -1,0 +1,3 @@
+"""The schema's migrations (Alembic)."""
+
+HEAD = "0003"  # the newest revision: checked against Alembic's own reading of versions/ by tests/test_migrations.py

@@ -67,10 +67,13 @@ def docs(tmp_path) -> Path:
     return target
 
 
-def run_cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def run_cli(*args: str, env: dict | None = None, timeout: float = 120, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """`supportbot ARGS` as a real process, the way a user or cron runs it."""
     full_env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"} | (env or {})
-    return subprocess.run([sys.executable, "-m", "bot.cli", *args], capture_output=True, text=True, env=full_env, timeout=timeout)
+    full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), full_env.get("PYTHONPATH")]))  # from any folder
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", *args], capture_output=True, text=True, env=full_env, timeout=timeout, cwd=cwd
+    )
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ import anthropic
 import pytest
 from sqlalchemy import text
 
+from bot.agent.claude import BAD_KEY, UNREACHABLE
 from bot.agent.tools import NO_NEW_EVIDENCE
 from bot.agent.types import Problem
 from tests.fakes.anthropic import (
@@ -178,18 +179,20 @@ def test_a_busy_api_becomes_a_short_reason_and_a_logged_error_without_fallback(r
     assert "sk-ant-test-key" not in a.error
 
 
-def test_a_bad_key_is_not_called_busy(runtime, fake_anthropic):
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_refused_key_says_so_and_names_the_setting(runtime, fake_anthropic, status):
     runtime.settings.answer_fallback = "none"
-    fake_anthropic.then(error(401, "authentication_error", "invalid x-api-key"))
+    fake_anthropic.then(error(status, "authentication_error", "invalid x-api-key"))
     a = ask(runtime, "Rate limit?")
-    assert a.status == "error" and "couldn't reach the language model" in a.answer
+    assert a.status == "error" and a.answer == BAD_KEY and "ANTHROPIC_API_KEY" in a.answer
+    assert f"anthropic {status}" in a.error and "request-id" in a.error
 
 
-def test_an_unreachable_api_is_an_error_not_a_traceback(runtime, fake_anthropic):
+def test_an_unreachable_api_is_called_unreachable_not_busy(runtime, fake_anthropic):
     runtime.settings.answer_fallback = "none"
     fake_anthropic.stop()
     a = ask(runtime, "Rate limit?")
-    assert a.status == "error" and "busy" in a.answer
+    assert a.status == "error" and a.answer == UNREACHABLE
     assert "connection" in a.error.lower()
 
 

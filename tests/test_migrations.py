@@ -29,3 +29,16 @@ def test_db_upgrade_is_idempotent(db_url):
     assert first.returncode == 0 and "empty ->" in first.stdout
     assert second.returncode == 0 and "already at" in second.stdout
     assert "kb_chunks" in inspect(create_db_engine(db_url)).get_table_names()
+
+
+def test_the_head_revision_the_code_expects_is_alembics_newest():
+    from alembic.script import ScriptDirectory
+
+    from bot.database import alembic_config
+
+    assert head_revision() == ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def test_the_stamped_revision_is_read_as_alembic_reads_it(engine):
+    with engine.connect() as conn:
+        assert current_revision(engine) == MigrationContext.configure(conn).get_current_revision() == head_revision()

@@ -13,7 +13,7 @@ from bot.settings import load_settings
 from bot.slack.access import Access
 from bot.slack.answering import LOST, Slack, recover
 from bot.slack.claims import Job, claims
-from kb.sync import now
+from kb.clock import now
 from tests.fakes.anthropic import auto_agent
 from tests.fakes.slack import BOT_USER
 

@@ -1,6 +1,5 @@
-"""The agent: a question in, a short cited answer (or an honest "the docs don't cover this") out."""
+"""The agent: a question in, a short cited answer (or an honest "the docs don't cover this") out.
 
-from bot.agent.answer import Agent, Limits
-from bot.agent.types import Answer, Source
-
-__all__ = ["Agent", "Answer", "Limits", "Source"]
+Import from the modules themselves (`bot.agent.answer`, `bot.agent.types`): this package imports nothing, so
+a command that only reads the logs never loads the Anthropic SDK.
+"""

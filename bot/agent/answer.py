@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import anthropic
 
@@ -12,21 +11,12 @@ from bot.agent.claude import ClaudeAnswerer, ModelFailure
 from bot.agent.local import LocalAnswerer
 from bot.agent.loop import run
 from bot.agent.tools import Toolbox
-from bot.agent.types import Answer, Problem, Source
+from bot.agent.types import Answer, Limits, Problem, Source
 from bot.agent.verdict import verdict
 from kb.search import Searcher
 
 EMPTY = "Ask me a question about the docs, for example: how long is the warranty?"
 NO_MODEL = "Claude is not set up here (no ANTHROPIC_API_KEY), so I can only quote the docs: ask without --answerer claude."
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How far one question may go."""
-
-    max_searches: int = 4
-    max_turns: int = 6
-    fallback: bool = True  # when the model fails, answer with the docs' matching lines and say so
 
 
 class Agent:

@@ -30,7 +30,9 @@ SYSTEM_PROMPT = """You answer questions from a team's own documentation, in a Sl
 
 CONTINUE = "Please continue: answer the question from the passages above, or say the docs don't cover it."
 BUSY = "The language model is busy right now, so I couldn't answer. Please try again in a minute."
-UNAVAILABLE = "I couldn't reach the language model, so I couldn't answer. The bot's owner can see why in the logs."
+UNAVAILABLE = "The language model returned an error, so I couldn't answer. The bot's owner can see why in the logs."
+UNREACHABLE = "I couldn't reach the language model, so I couldn't answer. The bot's owner can see why in the logs."
+BAD_KEY = "The language model refused this bot's API key, so I couldn't answer. The bot's owner must check ANTHROPIC_API_KEY."
 TOO_LONG = "This conversation has grown too long for me to read in one go. Please ask again in a new thread."
 
 
@@ -126,10 +128,17 @@ class ClaudeAnswerer:
             )
         except anthropic.APIStatusError as e:
             detail = f"anthropic {e.status_code} {getattr(e, 'type', None) or ''}: {_message(e)} (request-id {e.request_id})"
-            busy = e.status_code in (408, 409, 429) or e.status_code >= 500
-            raise ModelFailure(BUSY if busy else UNAVAILABLE, detail) from e
+            if e.status_code in (401, 403):
+                reason = BAD_KEY
+            elif e.status_code in (408, 409, 429) or e.status_code >= 500:  # 529: overloaded
+                reason = BUSY
+            else:
+                reason = UNAVAILABLE
+            raise ModelFailure(reason, detail) from e
+        except anthropic.APITimeoutError as e:  # reached, but too slow to answer: busy
+            raise ModelFailure(BUSY, f"anthropic timed out: {type(e).__name__}: {e}") from e
         except anthropic.APIConnectionError as e:
-            raise ModelFailure(BUSY, f"anthropic connection failed: {type(e).__name__}: {e}") from e
+            raise ModelFailure(UNREACHABLE, f"anthropic connection failed: {type(e).__name__}: {e}") from e
         except (anthropic.APIResponseValidationError, ValueError) as e:  # a body that is not JSON (ValueError: its decode error)
             raise ModelFailure(UNAVAILABLE, f"malformed model response: {type(e).__name__}: {e}"[:300]) from e
         self._record(response.usage)

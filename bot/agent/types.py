@@ -50,6 +50,15 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class Limits:
+    """How far one question may go."""
+
+    max_searches: int = 4
+    max_turns: int = 6
+    fallback: bool = True  # when the model fails, answer with the docs' matching lines and say so
+
+
+@dataclass(frozen=True)
 class Source:
     n: int
     title: str  # the page title with its heading: "Returns and refunds > Refund window"

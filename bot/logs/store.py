@@ -9,7 +9,7 @@ from sqlalchemy import Engine, insert
 
 from bot.agent.types import Answer
 from bot.logs.models import feedback, questions, searches
-from kb.sync import now
+from kb.clock import now
 
 Asked = Literal["cli", "slack", "eval"]
 ASKED_FROM: tuple[Asked, ...] = get_args(Asked)

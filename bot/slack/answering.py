@@ -22,7 +22,7 @@ from bot.slack.access import Access
 from bot.slack.claims import Job, claim, keys_for, mark_answered, orphans, take_over
 from bot.slack.message import SlackMessage, without_mention
 from bot.slack.render import answer_messages, plain_message, reason_message
-from kb.sync import as_utc, now
+from kb.clock import as_utc, now
 
 log = logging.getLogger(__name__)
 

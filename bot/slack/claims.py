@@ -21,8 +21,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import JSON, Column, DateTime, Engine, Index, String, Table, and_, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from kb.clock import now
 from kb.models import metadata
-from kb.sync import now
 
 claims = Table(
     "slack_claims",
