@@ -323,14 +323,15 @@ def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | Non
     from slack_sdk.errors import SlackApiError
 
     from bot.scheduler import start_scheduler
-    from bot.slack.app import build_app, check_tokens, serve
+    from bot.slack.app import build_app, check_tokens, serve, wait_for_slack
 
     with clear_errors():
         rt = runtime_for(db, docs)
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         logging.getLogger("bot").setLevel(rt.settings.log_level)  # ours only: libraries' debug output may hold request details
+        check_tokens(rt.settings, http)
+        wait_for_slack(rt.settings)
         try:
-            check_tokens(rt.settings, http)
             app, slack = build_app(rt, rt.settings)
         except (BoltError, SlackApiError) as e:
             raise click.ClickException(f"Slack refused the bot token (SLACK_BOT_TOKEN): {e}")

@@ -102,6 +102,9 @@ class Runtime:
             )
         except Exception:  # the asker still gets the answer; the operator sees why it was not logged
             log.exception("could not log the answer to %r", question[:80])
+        from bot.metrics import observe_answer
+
+        observe_answer(result, origin.source)
         return result
 
     def index_is_empty(self) -> bool:

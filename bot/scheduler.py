@@ -8,11 +8,13 @@ import os
 import resource
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy import select
 
+from bot.metrics import LAST_SYNC_OK, LAST_SYNC_SECONDS, LAST_SYNC_TIME, SYNC_RUNS
 from bot.runtime import Runtime
 from kb.clock import as_utc
 from kb.errors import SupportbotError
@@ -37,14 +39,18 @@ def sync_is_due(runtime: Runtime) -> bool:
 
 def run_sync(runtime: Runtime) -> None:
     """One scheduled sync, in a child process: a failure is logged and the previous index keeps serving."""
+    started = time.monotonic()
     try:
         report = sync_in_child(runtime)
     except SyncBusy:
+        SYNC_RUNS.labels("busy").inc()
         log.info("scheduled sync skipped: another sync is running")
         return
     except Exception as e:
+        _sync_ended("failed", started)
         log.error("scheduled sync failed; the previous index keeps serving: %s", e)
         return
+    _sync_ended("ok", started)
     if report["added"] or report["changed"] or report["removed"] or report["embedded"]:
         runtime.searcher.refresh()  # built here, beside the index that keeps answering, then swapped in
     log.info(
@@ -56,6 +62,13 @@ def run_sync(runtime: Runtime) -> None:
         report["skipped"],
         runtime.searcher.loaded_version or report["index_version"],
     )
+
+
+def _sync_ended(result: str, started: float) -> None:
+    SYNC_RUNS.labels(result).inc()
+    LAST_SYNC_SECONDS.set(time.monotonic() - started)
+    LAST_SYNC_TIME.set_to_current_time()
+    LAST_SYNC_OK.set(result == "ok")
 
 
 class SyncFailed(SupportbotError, RuntimeError):
@@ -99,7 +112,9 @@ def sync_in_child(runtime: Runtime) -> dict:
 
 def start_scheduler(runtime: Runtime) -> BackgroundScheduler:
     scheduler = BackgroundScheduler(daemon=True, timezone="UTC")
-    first = datetime.now(UTC) if sync_is_due(runtime) else None
+    # Due now, or one interval from now. (APScheduler reads next_run_time=None as "paused": a bot started
+    # right after a sync would never have re-synced again.)
+    first = {"next_run_time": datetime.now(UTC)} if sync_is_due(runtime) else {}
     scheduler.add_job(
         run_sync,
         "interval",
@@ -108,7 +123,7 @@ def start_scheduler(runtime: Runtime) -> BackgroundScheduler:
         minutes=runtime.settings.sync_interval_minutes,
         max_instances=1,
         coalesce=True,
-        next_run_time=first,
+        **first,
     )
     if runtime.settings.log_retention_days:
         scheduler.add_job(prune_logs, "interval", args=[runtime], id="prune", hours=24, next_run_time=datetime.now(UTC))

@@ -53,6 +53,11 @@ class Settings(BaseSettings):
     answer_recovery_hours: float = Field(1, alias="ANSWER_RECOVERY_HOURS", ge=0)
     shutdown_grace_seconds: float = Field(20, alias="SHUTDOWN_GRACE_SECONDS", ge=0)
     db_retry_seconds: float = Field(10, alias="DB_RETRY_SECONDS", ge=0)
+    slack_start_attempts: int = Field(5, alias="SLACK_START_ATTEMPTS", ge=1)
+
+    # Operations
+    health_port: int | None = Field(None, alias="HEALTH_PORT", ge=1, le=65535)
+    log_format: Literal["text", "json"] = Field("text", alias="LOG_FORMAT")
 
     # Review
     review_token: SecretStr | None = Field(None, alias="REVIEW_TOKEN")

@@ -138,7 +138,7 @@ def test_on_a_public_address_the_page_needs_its_token(logged, db_url, tmp_path):
         server.stop()
 
 
-def test_on_a_public_address_without_a_token_it_refuses_to_start(db_url):
+def test_on_a_public_address_without_a_token_it_refuses_to_start(engine, db_url):
     from tests.conftest import run_cli
 
     result = run_cli("review", "--host", "0.0.0.0", "--port", "8799", "--db", db_url)

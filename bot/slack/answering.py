@@ -17,6 +17,7 @@ from sqlalchemy.exc import OperationalError
 from bot.database import retrying
 from bot.logs.models import questions
 from bot.logs.store import Origin
+from bot.metrics import CLAIMS, SLACK_ERRORS
 from bot.runtime import Runtime
 from bot.slack.access import Access
 from bot.slack.claims import Job, claim, keys_for, mark_answered, orphans, take_over
@@ -124,8 +125,10 @@ def answer_message(slack: Slack, client: WebClient, msg: SlackMessage) -> None:
             log.exception("could not post the trouble notice to %s", job.channel)
         return
     if not claimed:
+        CLAIMS.labels("duplicate").inc()
         log.info("already answered or being answered: %s", keys)
         return
+    CLAIMS.labels("taken").inc()
     answer_job(slack, client, job, keys)
 
 
@@ -152,7 +155,11 @@ def post_once(client: WebClient, job: Job, message: dict) -> None:
         client.chat_postMessage(channel=job.channel, thread_ts=job.root, unfurl_links=False, unfurl_media=False, **message)
         return
     except OSError as e:  # a timeout (TimeoutError) or a dropped connection (URLError): it may have landed
+        SLACK_ERRORS.labels("chat.postMessage").inc()
         failure = e
+    except SlackApiError:
+        SLACK_ERRORS.labels("chat.postMessage").inc()
+        raise
     log.warning("posting to %s timed out or failed (%s): checking whether it landed", job.channel, failure)
 
     def landed() -> bool:
@@ -242,4 +249,6 @@ def _quietly(method, **kwargs) -> None:
     try:
         method(**kwargs)
     except SlackApiError as e:
-        log.info("%s failed: %s", getattr(method, "__name__", "slack call"), e.response.get("error"))
+        name = getattr(method, "__name__", "slack call")
+        SLACK_ERRORS.labels(name).inc()
+        log.info("%s failed: %s", name, e.response.get("error"))

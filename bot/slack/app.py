@@ -12,9 +12,11 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs
 
+import tenacity
 from apscheduler.schedulers.background import BackgroundScheduler
 from slack_bolt import App
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
@@ -22,6 +24,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 from slack_sdk.signature import SignatureVerifier
 
+from bot.health import Health, health_app
 from bot.runtime import Runtime
 from bot.settings import Settings
 from bot.slack.access import Access
@@ -55,6 +58,44 @@ def check_tokens(settings: Settings, http: bool) -> None:
             )
         if not app_token.startswith("xapp-"):
             raise SlackConfigError("SLACK_APP_TOKEN should start with xapp- (an app-level token with connections:write)")
+
+
+class SlackUnreachable(SupportbotError, ConnectionError):
+    pass
+
+
+def wait_for_slack(settings: Settings) -> None:
+    """Slack unreachable at start (a network blip, a proxy still starting): try SLACK_START_ATTEMPTS times with
+    backoff, one log line per failed try. A refused token stops at once: retrying cannot fix it."""
+    client = web_client(settings)
+
+    def say(state: tenacity.RetryCallState) -> None:
+        log.warning(
+            "Slack is unreachable at %s (attempt %d of %d): %s; retrying in %.0f s",
+            settings.slack_api_url,
+            state.attempt_number,
+            settings.slack_start_attempts,
+            state.outcome.exception(),
+            state.next_action.sleep,
+        )
+
+    try:
+        for attempt in tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(OSError),
+            wait=tenacity.wait_exponential(multiplier=1, max=30),
+            stop=tenacity.stop_after_attempt(settings.slack_start_attempts),
+            before_sleep=say,
+            reraise=True,
+        ):
+            with attempt:
+                client.auth_test()
+    except SlackApiError as e:
+        raise SlackConfigError(f"Slack refused the bot token (SLACK_BOT_TOKEN): {e.response.get('error')}") from None
+    except OSError as e:
+        raise SlackUnreachable(
+            f"cannot reach Slack at {settings.slack_api_url} after {settings.slack_start_attempts} attempts "
+            f"(SLACK_START_ATTEMPTS): {e}"
+        ) from None
 
 
 def web_client(settings: Settings) -> WebClient:
@@ -166,14 +207,14 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
         coalesce=True,
         next_run_time=datetime.now(UTC),
     )
+    threading.Thread(target=slack.runtime.searcher.refresh, name="load-index", daemon=True).start()  # ready sooner
+    health = Health(slack.runtime, slack.stopping)
     if http:
-        import waitress
         from slack_bolt.adapter.wsgi import SlackRequestHandler
 
-        wsgi = gate(SlackRequestHandler(app), slack, SignatureVerifier(settings.slack_signing_secret.get_secret_value()))
-        server = waitress.create_server(wsgi, host=host, port=port, threads=max(8, settings.slack_workers), ident="supportbot")
-        log.info("listening on http://%s:%d/slack/events", host, port)
-        threading.Thread(target=server.run, name="http", daemon=True).start()
+        verifier = SignatureVerifier(settings.slack_signing_secret.get_secret_value())
+        server = _http_server(health_app(health, gate(SlackRequestHandler(app), slack, verifier)), host, port, settings)
+        log.info("listening on http://%s:%d/slack/events (and /healthz, /readyz, /metrics)", host, port)
         close_intake, close = (lambda: None), server.close
     else:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
@@ -181,6 +222,10 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
         handler = SocketModeHandler(app, settings.slack_app_token.get_secret_value())
         handler.connect()  # its client keeps the connection (and reconnects) in its own threads
         close_intake, close = handler.close, (lambda: None)
+        if settings.health_port:
+            server = _http_server(health_app(health), host, settings.health_port, settings)
+            log.info("health and metrics on http://%s:%d/healthz, /readyz, /metrics", host, settings.health_port)
+            close = server.close
     while not stop.wait(0.5):
         pass
     slack.stopping.set()
@@ -195,3 +240,11 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
         logging.shutdown()
         os._exit(0)  # the unfinished answers' threads would hold the exit; their claims are released
     log.info("stopped cleanly")
+
+
+def _http_server(wsgi, host: str, port: int, settings: Settings):
+    import waitress
+
+    server = waitress.create_server(wsgi, host=host, port=port, threads=max(8, settings.slack_workers), ident="supportbot")
+    threading.Thread(target=server.run, name="http", daemon=True).start()
+    return server

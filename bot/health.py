@@ -1,0 +1,79 @@
+"""/healthz, /readyz and /metrics: what a load balancer, an orchestrator and Prometheus ask of a running bot.
+
+Served on the Slack events port in HTTP mode, and on HEALTH_PORT in Socket Mode. None of them needs a token:
+they say whether the bot works, never what it was asked.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from sqlalchemy import func, select, text
+
+from bot.database import first_line
+from bot.metrics import INDEX_CHUNKS, INDEX_VERSION, REGISTRY
+from bot.runtime import Runtime
+from kb.models import chunks
+
+PATHS = ("/healthz", "/readyz", "/metrics")
+
+
+class Health:
+    def __init__(self, runtime: Runtime, stopping: threading.Event, slack_error: Callable[[], str | None] = lambda: None):
+        self.runtime = runtime
+        self.stopping = stopping
+        self.slack_error = slack_error  # why Slack is not usable, or None
+
+    def not_ready(self) -> list[str]:
+        """Why this process should not be sent questions now (empty: it is ready)."""
+        reasons = []
+        if self.stopping.is_set():
+            reasons.append("stopping")
+        try:
+            with self.runtime.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+                n_chunks = conn.execute(select(func.count()).select_from(chunks)).scalar_one()
+        except Exception as e:
+            reasons.append(f"database unreachable: {first_line(e)}")
+        else:
+            INDEX_CHUNKS.set(n_chunks)
+            if self.runtime.searcher.loaded_version is None:
+                reasons.append("index not loaded yet")
+            elif n_chunks == 0:
+                reasons.append("index is empty: the first sync has not finished")
+        slack = self.slack_error()
+        if slack:
+            reasons.append(f"slack: {slack}")
+        return reasons
+
+    def metrics(self) -> bytes:
+        version = self.runtime.searcher.loaded_version
+        if version is not None:
+            INDEX_VERSION.set(version)
+        return generate_latest(REGISTRY)
+
+
+def health_app(health: Health, fallback=None):
+    """A WSGI app for the three paths; anything else goes to `fallback` (the Slack events handler), or 404."""
+
+    def wsgi(environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if path not in PATHS or environ.get("REQUEST_METHOD", "GET") not in ("GET", "HEAD"):
+            if fallback is not None:
+                return fallback(environ, start_response)
+            start_response("404 Not Found", [("Content-Type", "text/plain")])
+            return [b"not found"]
+        if path == "/healthz":
+            status, body, kind = "200 OK", b"ok\n", "text/plain"
+        elif path == "/readyz":
+            reasons = health.not_ready()
+            status = "503 Service Unavailable" if reasons else "200 OK"
+            body, kind = (("not ready: " + "; ".join(reasons)) if reasons else "ready").encode() + b"\n", "text/plain"
+        else:
+            status, body, kind = "200 OK", health.metrics(), CONTENT_TYPE_LATEST
+        start_response(status, [("Content-Type", kind), ("Cache-Control", "no-store")])
+        return [body]
+
+    return wsgi

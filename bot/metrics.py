@@ -1,0 +1,65 @@
+"""What an operator's Prometheus scrapes from /metrics: one registry, every series named here once."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from bot.agent.types import Answer
+
+REGISTRY = CollectorRegistry()  # ours alone: no process or platform series from the default one
+
+QUESTIONS = Counter(
+    "supportbot_questions",
+    "Questions answered, by how they ended and where they came from.",
+    ["status", "source"],
+    registry=REGISTRY,
+)
+ANSWER_SECONDS = Histogram(
+    "supportbot_answer_seconds",
+    "Time to make an answer (search, model, verification), by answerer.",
+    ["answerer"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60),
+    registry=REGISTRY,
+)
+SEARCH_SECONDS = Histogram(
+    "supportbot_search_seconds",
+    "Time of one search of the index.",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1),
+    registry=REGISTRY,
+)
+MODEL_CALLS = Counter("supportbot_model_calls", "Calls to the language model, by model.", ["model"], registry=REGISTRY)
+MODEL_TOKENS = Counter(
+    "supportbot_model_tokens",
+    "Tokens the model read or wrote, by kind (input, output, cache_creation_input, cache_read_input).",
+    ["kind"],
+    registry=REGISTRY,
+)
+SYNC_RUNS = Counter("supportbot_sync_runs", "Scheduled syncs, by result (ok, failed, busy).", ["result"], registry=REGISTRY)
+LAST_SYNC_SECONDS = Gauge("supportbot_last_sync_duration_seconds", "How long the last scheduled sync took.", registry=REGISTRY)
+LAST_SYNC_TIME = Gauge(
+    "supportbot_last_sync_timestamp_seconds", "When the last scheduled sync ended (Unix time).", registry=REGISTRY
+)
+LAST_SYNC_OK = Gauge("supportbot_last_sync_ok", "1 when the last scheduled sync succeeded, 0 when it failed.", registry=REGISTRY)
+INDEX_VERSION = Gauge("supportbot_index_version", "The index version this process serves.", registry=REGISTRY)
+INDEX_CHUNKS = Gauge("supportbot_index_chunks", "Chunks in the index this process serves.", registry=REGISTRY)
+CLAIMS = Counter(
+    "supportbot_claims", "Slack messages claimed for answering, by result (taken, duplicate).", ["result"], registry=REGISTRY
+)
+SLACK_ERRORS = Counter(
+    "supportbot_slack_api_errors", "Slack Web API calls that failed, by method.", ["method"], registry=REGISTRY
+)
+
+_TOKEN_KINDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def observe_answer(answer: Answer, source: str) -> None:
+    QUESTIONS.labels(answer.status, source).inc()
+    ANSWER_SECONDS.labels(answer.answerer).observe(answer.latency_ms / 1000)
+    for s in answer.searches:
+        SEARCH_SECONDS.observe(s.ms / 1000)
+    calls = answer.usage.get("calls", 0)
+    if calls and answer.model:
+        MODEL_CALLS.labels(answer.model).inc(calls)
+    for kind in _TOKEN_KINDS:
+        if answer.usage.get(kind):
+            MODEL_TOKENS.labels(kind.removesuffix("_tokens")).inc(answer.usage[kind])

@@ -1,0 +1,128 @@
+"""An operator's view of a running bot: alive, ready (or why not), and its metrics in Prometheus' format."""
+
+import urllib.error
+import urllib.request
+import uuid
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import create_engine, make_url, text
+
+from tests.conftest import ON_POSTGRES, TARGET_URL, BotProcess, free_port, run_cli, wait_for_port
+from tests.fakes.slack import BOT_USER
+from tests.fakes.tcp_proxy import TcpProxy
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def base(bot: BotProcess) -> str:
+    return bot.url.removesuffix("/slack/events")
+
+
+def samples(text: str) -> dict[tuple[str, tuple], float]:
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def ready(bot: BotProcess, fake_slack) -> str:
+    _status, body = fake_slack.wait_for(lambda: (r := get(base(bot) + "/readyz"))[0] == 200 and r)
+    return body
+
+
+def test_healthz_answers_while_the_process_is_alive(bot):
+    assert get(base(bot) + "/healthz") == (200, "ok\n")
+
+
+def test_readyz_says_ready_once_the_index_is_loaded(bot, fake_slack):
+    assert ready(bot, fake_slack).strip() == "ready"
+
+
+def test_metrics_count_a_question_by_status_and_source_and_time_it(bot, fake_slack):
+    ready(bot, fake_slack)
+    before = samples(get(base(bot) + "/metrics")[1])
+    assert before[("supportbot_index_chunks", ())] > 0 and before[("supportbot_index_version", ())] >= 1
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
+    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
+    fake_slack.wait_for(lambda: fake_slack.replies("C_GENERAL", msg["ts"]))
+    after = fake_slack.wait_for(
+        lambda: (
+            (m := samples(get(base(bot) + "/metrics")[1])).get(
+                ("supportbot_questions_total", (("source", "slack"), ("status", "answered")))
+            )
+            and m
+        )
+    )
+    assert after[("supportbot_questions_total", (("source", "slack"), ("status", "answered")))] == 1
+    assert after[("supportbot_answer_seconds_count", (("answerer", "local"),))] == 1
+    assert after[("supportbot_claims_total", (("result", "taken"),))] == 1
+    assert after[("supportbot_search_seconds_count", ())] >= 1
+
+
+def test_a_duplicate_delivery_is_counted_as_a_skipped_claim(bot, fake_slack):
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
+    envelope = fake_slack.events_for(msg)[0]
+    fake_slack.deliver(bot.url, envelope)
+    fake_slack.wait_for(lambda: fake_slack.replies("C_GENERAL", msg["ts"]))
+    fake_slack.deliver(bot.url, envelope)
+    fake_slack.wait_for(
+        lambda: samples(get(base(bot) + "/metrics")[1]).get(("supportbot_claims_total", (("result", "duplicate"),))) == 1
+    )
+
+
+@pytest.fixture
+def cuttable_postgres():
+    """A private schema on the machine's PostgreSQL, reached through a proxy the test can cut."""
+    url = make_url(TARGET_URL if ON_POSTGRES else "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    proxy = TcpProxy(url.host or "127.0.0.1", url.port or 5432)
+    yield proxy, url.set(host="127.0.0.1", port=proxy.port).update_query_dict({"options": f"-csearch_path={schema}"})
+    proxy.cut()
+    with admin.begin() as conn:
+        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()
+
+
+def test_readyz_is_503_with_the_reason_when_the_database_stops(start_bot, bot_env, fake_slack, cuttable_postgres):
+    proxy, url = cuttable_postgres
+    bot = start_bot(bot_env | {"DATABASE_URL": url.render_as_string(hide_password=False)})
+    ready(bot, fake_slack)
+    proxy.cut()
+    _status, body = fake_slack.wait_for(lambda: (r := get(base(bot) + "/readyz"))[0] == 503 and r)
+    assert body.startswith("not ready: database unreachable:")
+    assert get(base(bot) + "/healthz")[0] == 200, "alive, though not ready"
+
+
+def test_socket_mode_serves_health_on_health_port(start_bot, bot_env, fake_slack):
+    from tests.fakes.socket_mode import FakeSocketMode
+
+    socket_mode = FakeSocketMode()
+    fake_slack.socket_url = socket_mode.url
+    port = free_port()
+    env = bot_env | {"HEALTH_PORT": str(port), "SLACK_APP_TOKEN": "xapp-test-token"}
+    bot = start_bot(env, "--host", "127.0.0.1", http=False)
+    socket_mode.wait_connected()
+    wait_for_port(port, bot.proc, bot.log)
+    assert get(f"http://127.0.0.1:{port}/healthz") == (200, "ok\n")
+    assert get(f"http://127.0.0.1:{port}/slack/events")[0] == 404
+    socket_mode.stop()
+
+
+def test_an_unreachable_slack_at_start_is_retried_one_line_a_try_then_one_error(bot_env):
+    env = bot_env | {"SLACK_API_URL": f"http://127.0.0.1:{free_port()}/api/", "SLACK_START_ATTEMPTS": "2"}
+    result = run_cli("serve", "--http", "--port", str(free_port()), env=env, timeout=60)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    tries = [line for line in result.stderr.splitlines() if "Slack is unreachable" in line]
+    assert len(tries) == 1 and "attempt 1 of 2" in tries[0]
+    assert result.stderr.strip().splitlines()[-1].startswith("Error: cannot reach Slack at http://127.0.0.1:")
