@@ -317,18 +317,16 @@ def eval_cmd(
 @db_option
 def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | None) -> None:
     """Run the Slack app (and the scheduled re-sync) until stopped."""
-    import logging
-
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError
 
+    from bot.logging_setup import configure_logging
     from bot.scheduler import start_scheduler
     from bot.slack.app import build_app, check_tokens, serve, wait_for_slack
 
     with clear_errors():
         rt = runtime_for(db, docs)
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        logging.getLogger("bot").setLevel(rt.settings.log_level)  # ours only: libraries' debug output may hold request details
+        configure_logging(rt.settings.log_level, rt.settings.log_format)
         check_tokens(rt.settings, http)
         wait_for_slack(rt.settings)
         try:

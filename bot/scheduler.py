@@ -48,11 +48,12 @@ def run_sync(runtime: Runtime) -> None:
         return
     except Exception as e:
         _sync_ended("failed", started)
-        log.error("scheduled sync failed; the previous index keeps serving: %s", e)
+        log.error("scheduled sync failed; the previous index keeps serving: %s", e, extra={"event": "sync", "result": "failed"})
         return
     _sync_ended("ok", started)
     if report["added"] or report["changed"] or report["removed"] or report["embedded"]:
         runtime.searcher.refresh()  # built here, beside the index that keeps answering, then swapped in
+    version = runtime.searcher.loaded_version or report["index_version"]
     log.info(
         "synced %s: %d added, %d changed, %d removed, %d skipped; serving index version %d",
         report["docs_dir"],
@@ -60,7 +61,8 @@ def run_sync(runtime: Runtime) -> None:
         len(report["changed"]),
         len(report["removed"]),
         report["skipped"],
-        runtime.searcher.loaded_version or report["index_version"],
+        version,
+        extra={"event": "sync", "result": "ok", "seconds": report["seconds"], "index_version": version},
     )
 
 

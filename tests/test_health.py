@@ -1,4 +1,4 @@
-"""An operator's view of a running bot: alive, ready (or why not), and its metrics in Prometheus' format."""
+"""An operator's view of a running bot: alive, ready (or why not), its metrics in Prometheus' format, its log as JSON."""
 
 import urllib.error
 import urllib.request
@@ -126,3 +126,17 @@ def test_an_unreachable_slack_at_start_is_retried_one_line_a_try_then_one_error(
     tries = [line for line in result.stderr.splitlines() if "Slack is unreachable" in line]
     assert len(tries) == 1 and "attempt 1 of 2" in tries[0]
     assert result.stderr.strip().splitlines()[-1].startswith("Error: cannot reach Slack at http://127.0.0.1:")
+
+
+def test_json_logs_are_one_object_a_line_with_the_answers_ids_and_no_token(start_bot, bot_env, fake_slack):
+    import json
+
+    bot = start_bot(bot_env | {"LOG_FORMAT": "json"})
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
+    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
+    fake_slack.wait_for(lambda: '"event": "answered"' in bot.log())
+    records = [json.loads(line) for line in bot.log().splitlines() if line.strip()]
+    [answered] = [r for r in records if r.get("event") == "answered"]
+    assert answered["channel"] == "C_GENERAL" and answered["status"] == "answered" and answered["log_id"] >= 1
+    assert {"time", "level", "logger", "message", "latency_ms"} <= answered.keys()
+    assert bot_env["SLACK_BOT_TOKEN"] not in bot.log() and bot_env["SLACK_SIGNING_SECRET"] not in bot.log()

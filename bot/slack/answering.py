@@ -209,6 +209,23 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
             for message in answer_messages(answer, notice):
                 post(message)
             retrying(slack.db_retry_s)(mark_answered, slack.runtime.engine, keys)
+            log.info(
+                "%s %s/%s in %.0f ms (log %s)",
+                answer.status,
+                job.channel,
+                job.ts,
+                answer.latency_ms,
+                answer.log_id,
+                extra={
+                    "event": "answered",
+                    "status": answer.status,
+                    "answerer": answer.answerer,
+                    "log_id": answer.log_id,
+                    "channel": job.channel,
+                    "ts": job.ts,
+                    "latency_ms": round(answer.latency_ms),
+                },
+            )
         except Exception:
             log.exception("answering %s/%s failed", job.channel, job.ts)
             try:
