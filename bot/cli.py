@@ -103,10 +103,13 @@ def print_sync_report(report: SyncReport, err: bool = False) -> None:
         f"Index version {report.index_version}, {report.chunks} chunks."
         + (f" {report.embedded} chunks re-embedded for the current model." if report.embedded else "")
     )
-    if report.problems:
+    if report.new_problems:
         echo("Problems:")
-        for p in report.problems:
+        for p in report.new_problems:
             echo(f"  {p.action:<21} {p.path}: {p.reason}")
+    known = len(report.problems) - len(report.new_problems)
+    if known:
+        echo(f"{known} known problem(s), the same as at the last sync (--json lists them all).")
 
 
 @main.command("sync")

@@ -19,9 +19,14 @@ class Problem:
     path: str
     reason: str
     action: str  # "skipped", "repaired", "kept previous version", "flagged"
+    new: bool = True  # False: the last successful sync reported the same (path, action, reason)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.path, self.action, self.reason
 
     def as_dict(self) -> dict:
-        return {"path": self.path, "reason": self.reason, "action": self.action}
+        return {"path": self.path, "reason": self.reason, "action": self.action, "new": self.new}
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, or_, select, text, update
@@ -62,6 +62,10 @@ class SyncReport:
     @property
     def skipped(self) -> int:
         return len({p.path for p in self.problems if p.action in ("skipped", "kept previous version")})
+
+    @property
+    def new_problems(self) -> list[Problem]:
+        return [p for p in self.problems if p.new]
 
     @property
     def changed_anything(self) -> bool:
@@ -112,6 +116,7 @@ def sync(
     except EmbedderUnavailable as e:
         embedder = None
         report.problems.append(Problem("(embedding model)", f"{e}; indexed for BM25 search only", "skipped"))
+    report.problems = _mark_known(engine, report.problems)
     report.run_id = _start_run(engine, report, lock_timeout_s)
     try:
         with sync_transaction(engine, lock_timeout_s) as conn:
@@ -265,6 +270,17 @@ def _embed_missing(conn: Connection, embedder: Embedder, batch: int = 2000) -> i
             [{"row_id": r.id, "embedding": pack(v), "embedding_model": embedder.name} for r, v in zip(rows, vectors)],
         )
     return len(ids)
+
+
+def _mark_known(engine: Engine, problems: list[Problem]) -> list[Problem]:
+    """Each problem flagged new, or known: reported the same by the last successful sync. A folder with a
+    standing list of skipped files then reports what changed, not the whole list every interval."""
+    with engine.connect() as conn:
+        last = conn.execute(
+            select(sync_runs.c.problems).where(sync_runs.c.status == "ok").order_by(sync_runs.c.id.desc()).limit(1)
+        ).scalar()
+    known = {(p.get("path"), p.get("action"), p.get("reason")) for p in last or []}
+    return [replace(p, new=p.key not in known) for p in problems]
 
 
 def _start_run(engine: Engine, report: SyncReport, lock_timeout_s: float) -> int:

@@ -145,3 +145,31 @@ def test_a_database_from_a_newer_schema_is_one_line_naming_the_fix(db_url):
     result = run_cli("search", "warranty", "--db", db_url)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "schema revision 0999" in result.stderr and "supportbot db upgrade" in result.stderr
+
+
+def test_a_resync_lists_only_new_problems_and_counts_the_known_ones(docs, db_url):
+    from tests.conftest import run_cli
+
+    (docs / "help" / "diagram.png").write_bytes(b"\x89PNG")
+    (docs / "help" / "manual.pdf").write_bytes(b"%PDF")
+    first = run_cli("sync", "--docs", str(docs), "--db", db_url)
+    assert "help/diagram.png: unsupported file type '.png'" in first.stdout and "help/manual.pdf" in first.stdout
+    (docs / "help" / "logo.gif").write_bytes(b"GIF8")
+    second = run_cli("sync", "--docs", str(docs), "--db", db_url)
+    assert "help/logo.gif: unsupported file type '.gif'" in second.stdout
+    assert "diagram.png" not in second.stdout and "manual.pdf" not in second.stdout
+    assert "2 known problem(s), the same as at the last sync" in second.stdout
+    assert "3 skipped" in second.stdout
+
+
+def test_a_problem_whose_reason_changed_is_new_again(docs, engine, tmp_path):
+    link = docs / "help" / "moved.md"
+    link.symlink_to(docs / "help" / "gone.md")  # broken
+    sync(engine, docs)
+    link.unlink()
+    (tmp_path / "outside.md").write_text("# Outside\n\nNot ours.\n")
+    link.symlink_to(tmp_path / "outside.md")
+    report = sync(engine, docs)
+    assert [p.key for p in report.new_problems if p.path == "help/moved.md"] == [
+        ("help/moved.md", "skipped", "symlink leads outside the docs folder")
+    ]
