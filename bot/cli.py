@@ -102,6 +102,7 @@ def print_sync_report(report: SyncReport, err: bool = False) -> None:
         f"{len(report.removed)} removed, {report.unchanged} unchanged, {report.skipped} skipped. "
         f"Index version {report.index_version}, {report.chunks} chunks."
         + (f" {report.embedded} chunks re-embedded for the current model." if report.embedded else "")
+        + (f" Docs at git commit {report.source_commit[:12]}." if report.source_commit else "")
     )
     if report.new_problems:
         echo("Problems:")
@@ -122,7 +123,7 @@ def sync_cmd(docs: Path | None, db: str | None, as_json: bool) -> None:
         rt = runtime_for(db, docs)
         update, close = progress_bar() if not as_json else (None, lambda: None)
         try:
-            report = rt.sync(progress=update)
+            report = rt.sync(docs, progress=update)
         finally:
             close()
     if as_json:

@@ -73,15 +73,35 @@ class Runtime:
         return Agent(self.searcher, Limits(s.max_searches, s.max_turns, s.answer_fallback == "local"), claude)
 
     def sync(self, docs_dir: Path | None = None, progress: Progress | None = None) -> SyncReport:
+        """Index the docs folder; with DOCS_GIT_URL, first bring its checkout to the branch's head (a failed
+        fetch is recorded and raised, and the last checkout's index keeps serving)."""
         from kb.sync import sync
 
+        commit = None
+        if docs_dir is None and self.settings.docs_git_url:
+            docs_dir, commit = self._fetch_docs()
         return sync(
             self.engine,
             docs_dir or self.settings.docs_dir,
             embedder=self.embedder,
             max_file_bytes=self.settings.max_file_bytes,
             progress=progress,
+            source_commit=commit,
         )
+
+    def _fetch_docs(self) -> tuple[Path, str]:
+        from kb.git_source import DocsFetchFailed, fetch_docs, redact
+        from kb.sync import record_failed_run
+
+        s = self.settings
+        checkout = s.docs_git_checkout.resolve()
+        try:
+            commit = fetch_docs(s.docs_git_url, s.docs_git_branch, checkout)
+        except DocsFetchFailed as e:
+            where = f"{redact(s.docs_git_url)} ({s.docs_git_branch})"
+            record_failed_run(self.engine, where, f"fetching the docs failed: {e}")
+            raise DocsFetchFailed(f"fetching the docs from {where} failed; the last index keeps serving: {e}") from None
+        return checkout / s.docs_git_subdir, commit
 
     def ask(
         self,

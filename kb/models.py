@@ -91,6 +91,7 @@ sync_runs = Table(
     Column("skipped", Integer, nullable=False, default=0),
     Column("chunks", Integer, nullable=False, default=0),
     Column("index_version", Integer),
-    Column("problems", JSON, nullable=False, default=list),  # [{"path", "reason", "action"}]
+    Column("problems", JSON, nullable=False, default=list),  # [{"path", "reason", "action", "new"}]
     Column("error", Text),
+    Column("source_commit", String(64)),  # the git commit synced, when the docs come from DOCS_GIT_URL
 )

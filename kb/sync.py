@@ -58,6 +58,7 @@ class SyncReport:
     chunks: int = 0
     index_version: int = 0
     seconds: float = 0.0
+    source_commit: str | None = None
 
     @property
     def skipped(self) -> int:
@@ -86,6 +87,7 @@ class SyncReport:
             "index_version": self.index_version,
             "seconds": round(self.seconds, 3),
             "problems": [p.as_dict() for p in self.problems],
+            "source_commit": self.source_commit,
         }
 
 
@@ -102,15 +104,17 @@ def sync(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     lock_timeout_s: float = 2.0,
     progress: Progress | None = None,
+    source_commit: str | None = None,
 ) -> SyncReport:
-    """embedder: None indexes for BM25 alone; the default is WordLlama (hybrid search)."""
+    """embedder: None indexes for BM25 alone; the default is WordLlama (hybrid search).
+    source_commit: the git commit the docs folder was checked out at, recorded with the run."""
     started = time.perf_counter()
     docs_dir = Path(docs_dir)
     files, problems = scan(docs_dir, max_file_bytes)  # raises DocsFolderMissing before anything is recorded
     unreadable = {p.path for p in problems}  # on disk but not read this time: an indexed one keeps its last version
     files, twins = drop_format_twins(files)
     problems += twins
-    report = SyncReport(None, "running", str(docs_dir), problems=problems)
+    report = SyncReport(None, "running", str(docs_dir), problems=problems, source_commit=source_commit)
     try:
         embedder = resolve_embedder(embedder)
     except EmbedderUnavailable as e:
@@ -135,6 +139,16 @@ def sync(
             _finish_run(conn, report, error=f"{type(e).__name__}: {e}")
         raise
     return report
+
+
+def record_failed_run(engine: Engine, docs_dir: str, error: str) -> None:
+    """A sync that failed before it could start (its docs could not be fetched), in the history beside the rest."""
+    with engine.begin() as conn:
+        conn.execute(
+            insert(sync_runs).values(
+                started_at=now(), finished_at=now(), status="failed", docs_dir=docs_dir, problems=[], error=error
+            )
+        )
 
 
 def sync_lock_held(engine: Engine) -> bool:
@@ -313,6 +327,7 @@ def _finish_run(conn: Connection, report: SyncReport, error: str | None = None) 
             index_version=report.index_version if report.status == "ok" else None,
             problems=[p.as_dict() for p in report.problems],
             error=error,
+            source_commit=report.source_commit,
         )
     )
 

@@ -1,0 +1,118 @@
+"""Docs straight from git: each sync brings a shallow checkout to the branch's head and records the commit;
+a fetch that fails leaves the last checkout and index serving, and says why."""
+
+import subprocess
+
+import pytest
+from sqlalchemy import select
+
+from bot.runtime import Runtime
+from bot.settings import load_settings
+from kb.git_source import DocsFetchFailed, redact
+from kb.models import sync_runs
+
+
+def git(*args, cwd):
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def origin(tmp_path):
+    """A bare repository (file://) and a working clone to push docs from."""
+    bare, work = tmp_path / "docs.git", tmp_path / "work"
+    git("init", "--quiet", "--bare", "--initial-branch=main", str(bare), cwd=tmp_path)
+    git("init", "--quiet", "--initial-branch=main", str(work), cwd=tmp_path)
+    for k, v in {"user.email": "docs@example.com", "user.name": "Docs"}.items():
+        git("config", k, v, cwd=work)
+    git("remote", "add", "origin", bare.as_uri(), cwd=work)
+    return bare, work
+
+
+def publish(work, path, text, message="docs", amend=False):
+    (work / path).parent.mkdir(parents=True, exist_ok=True)
+    (work / path).write_text(text)
+    git("add", "-A", cwd=work)
+    git("commit", "--quiet", "-m", message, *(["--amend"] if amend else []), cwd=work)
+    git("push", "--quiet", "--force", "origin", "main", cwd=work)
+    return git("rev-parse", "HEAD", cwd=work)
+
+
+def runtime(db_url, tmp_path, bare, **more) -> Runtime:
+    return Runtime(
+        load_settings(
+            database_url=db_url,
+            docs_git_url=bare.as_uri(),
+            docs_git_checkout=tmp_path / "checkout",
+            search_mode="bm25",
+            **more,
+        )
+    )
+
+
+def top_path(rt, query):
+    return rt.searcher.search(query, k=1)[0].path
+
+
+def test_the_first_sync_clones_the_branch_and_records_its_commit(db_url, tmp_path, origin):
+    bare, work = origin
+    commit = publish(work, "help/gift-cards.md", "# Gift cards\n\nGift cards never expire.\n")
+    rt = runtime(db_url, tmp_path, bare)
+    report = rt.sync()
+    assert report.added == ["help/gift-cards.md"] and report.source_commit == commit
+    assert top_path(rt, "do gift cards expire") == "help/gift-cards.md"
+    with rt.engine.connect() as conn:
+        assert conn.execute(select(sync_runs.c.source_commit)).scalar() == commit
+
+
+def test_a_force_push_is_followed(db_url, tmp_path, origin):
+    bare, work = origin
+    publish(work, "help/gift-cards.md", "# Gift cards\n\nGift cards never expire.\n")
+    rt = runtime(db_url, tmp_path, bare)
+    rt.sync()
+    rewritten = publish(work, "help/gift-cards.md", "# Gift cards\n\nGift cards expire after two years.\n", amend=True)
+    report = rt.sync()
+    assert report.changed == ["help/gift-cards.md"] and report.source_commit == rewritten
+    rt.searcher.refresh()
+    assert "two years" in " ".join(line.text for line in rt.searcher.search("do gift cards expire", k=1)[0].lines)
+
+
+def test_a_subfolder_of_the_repository_can_be_the_docs(db_url, tmp_path, origin):
+    bare, work = origin
+    publish(work, "README.md", "# The repo\n\nNot docs.\n")
+    publish(work, "docs/help/gift-cards.md", "# Gift cards\n\nGift cards never expire.\n")
+    report = runtime(db_url, tmp_path, bare, docs_git_subdir="docs").sync()
+    assert report.added == ["help/gift-cards.md"]
+
+
+def test_a_deleted_branch_fails_the_fetch_and_the_last_index_keeps_serving(db_url, tmp_path, origin):
+    bare, work = origin
+    publish(work, "help/gift-cards.md", "# Gift cards\n\nGift cards never expire.\n")
+    rt = runtime(db_url, tmp_path, bare)
+    rt.sync()
+    git("update-ref", "-d", "refs/heads/main", cwd=bare)  # the branch is gone from the origin
+    with pytest.raises(DocsFetchFailed, match="the last index keeps serving"):
+        rt.sync()
+    assert (tmp_path / "checkout" / "help" / "gift-cards.md").exists(), "the last checkout is untouched"
+    assert top_path(rt, "do gift cards expire") == "help/gift-cards.md"
+    with rt.engine.connect() as conn:
+        last = conn.execute(select(sync_runs.c.status, sync_runs.c.error).order_by(sync_runs.c.id.desc())).first()
+    assert last.status == "failed" and "fetching the docs failed" in last.error
+
+
+def test_a_failed_fetch_from_the_command_line_is_one_line(db_url, tmp_path):
+    from tests.conftest import run_cli
+
+    env = {"DOCS_GIT_URL": (tmp_path / "nowhere.git").as_uri(), "DOCS_GIT_CHECKOUT": str(tmp_path / "checkout")}
+    result = run_cli("sync", "--db", db_url, env=env)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("Error: fetching the docs from file://") and "the last index keeps serving" in line
+
+
+def test_a_token_in_the_url_is_never_shown():
+    assert (
+        redact("https://x-access-token:ghp_secret@github.com/acme/docs.git")
+        == "https://x-access-token:***@github.com/acme/docs.git"
+    )
+    assert redact("https://ghp_secret@github.com/acme/docs.git") == "https://***@github.com/acme/docs.git"
+    assert redact("file:///srv/docs.git") == "file:///srv/docs.git"
