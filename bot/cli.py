@@ -167,6 +167,19 @@ def answerer_option(f):
     )(f)
 
 
+def check_claude(rt: Runtime) -> None:
+    """With a key set, `serve` checks key and model once at start: a typo is found now, not at the first question."""
+    import logging
+
+    if rt.agent.claude is None:
+        return
+    from bot.agent.claude import check_model
+
+    warning = check_model(*rt.agent.claude)
+    if warning:
+        logging.getLogger("bot.cli").warning(warning)
+
+
 def needs_key(rt: Runtime, answerer: str | None) -> None:
     from bot.settings import ConfigError
 
@@ -315,8 +328,16 @@ def eval_cmd(
 
 @main.command("serve")
 @click.option("--http", "http", is_flag=True, help="Receive events over HTTP at /slack/events instead of Socket Mode.")
-@click.option("--port", default=3000, show_default=True, type=click.IntRange(1, 65535))
-@click.option("--host", default="0.0.0.0", show_default=True)
+@click.option(
+    "--port",
+    default=3000,
+    show_default=True,
+    type=click.IntRange(1, 65535),
+    help="HTTP mode: the port for /slack/events, /healthz, /readyz and /metrics.",
+)
+@click.option(
+    "--host", default="0.0.0.0", show_default=True, help="The address to listen on (HTTP mode, and HEALTH_PORT in Socket Mode)."
+)
 @docs_option
 @db_option
 def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | None) -> None:
@@ -332,6 +353,7 @@ def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | Non
         rt = runtime_for(db, docs)
         configure_logging(rt.settings.log_level, rt.settings.log_format)
         check_tokens(rt.settings, http)
+        check_claude(rt)
         wait_for_slack(rt.settings)
         try:
             app, slack = build_app(rt, rt.settings)
@@ -345,13 +367,13 @@ def log_filters(f):
         click.option("--status", type=click.Choice(STATUSES), help="Only questions that ended this way."),
         click.option("--feedback", "feedback_", type=click.Choice(["up", "down"]), help="Only questions with this feedback."),
         click.option("--problems", is_flag=True, help="Only answers with citation or other problems."),
-        click.option("--channel", metavar="ID"),
+        click.option("--channel", metavar="ID", help="Only questions asked in this Slack channel (its ID)."),
         click.option(
             "--source", type=click.Choice(ASKED_FROM), help="Only questions asked from here (eval runs are logged as eval)."
         ),
         click.option("--since", metavar="AGE", help="e.g. 7d, 12h, 2w"),
         click.option("--search", metavar="TEXT", help="Words in the question or the answer."),
-        click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 100_000)),
+        click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 100_000), help="At most this many rows."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -410,7 +432,14 @@ def logs_show(ctx, question_id: int, db: str | None) -> None:
 
 
 @logs_group.command("export")
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "csv"]),
+    default="jsonl",
+    show_default=True,
+    help="One JSON object a line, or CSV with a header row.",
+)
 @log_filters
 @db_option
 @click.pass_context
@@ -447,7 +476,7 @@ def logs_prune(ctx, older_than: str, db: str | None) -> None:
 
 @main.command("gaps")
 @click.option("--since", metavar="AGE", help="e.g. 30d")
-@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000), help="Show at most this many gaps.")
 @db_option
 @json_option
 def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> None:
@@ -486,7 +515,7 @@ def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> No
 
 
 @main.command("review")
-@click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535), help="The port to serve the page on.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Any address but loopback needs REVIEW_TOKEN.")
 @db_option
 def review_cmd(port: int, host: str, db: str | None) -> None:

@@ -120,11 +120,11 @@ def sync(
     except EmbedderUnavailable as e:
         embedder = None
         report.problems.append(Problem("(embedding model)", f"{e}; indexed for BM25 search only", "skipped"))
-    report.problems = _mark_known(engine, report.problems)
     report.run_id = _start_run(engine, report, lock_timeout_s)
     try:
         with sync_transaction(engine, lock_timeout_s) as conn:
             _apply(conn, files, unreadable, report, tokenizer, embedder, progress)
+            report.problems = _mark_known(conn, report.problems)
             report.status = "ok"
             report.seconds = time.perf_counter() - started
             _finish_run(conn, report)
@@ -286,13 +286,12 @@ def _embed_missing(conn: Connection, embedder: Embedder, batch: int = 2000) -> i
     return len(ids)
 
 
-def _mark_known(engine: Engine, problems: list[Problem]) -> list[Problem]:
+def _mark_known(conn: Connection, problems: list[Problem]) -> list[Problem]:
     """Each problem flagged new, or known: reported the same by the last successful sync. A folder with a
     standing list of skipped files then reports what changed, not the whole list every interval."""
-    with engine.connect() as conn:
-        last = conn.execute(
-            select(sync_runs.c.problems).where(sync_runs.c.status == "ok").order_by(sync_runs.c.id.desc()).limit(1)
-        ).scalar()
+    last = conn.execute(
+        select(sync_runs.c.problems).where(sync_runs.c.status == "ok").order_by(sync_runs.c.id.desc()).limit(1)
+    ).scalar()
     known = {(p.get("path"), p.get("action"), p.get("reason")) for p in last or []}
     return [replace(p, new=p.key not in known) for p in problems]
 

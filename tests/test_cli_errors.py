@@ -47,3 +47,20 @@ def test_claude_without_a_key_says_which_setting_is_missing(tmp_path, db_url):
 def test_a_setting_out_of_range_is_named(tmp_path):
     line = one_line_error(run_cli("logs", cwd=tmp_path, env={"SLACK_WORKERS": "0"}))
     assert line.startswith("Error: SLACK_WORKERS:") and "greater than or equal to 1" in line
+
+
+def test_every_option_of_every_command_says_what_it_does():
+    import click
+
+    from bot.cli import main
+
+    def options(cmd, path):
+        if isinstance(cmd, click.Group):
+            for name, sub in cmd.commands.items():
+                yield from options(sub, [*path, name])
+        for p in cmd.params:
+            if isinstance(p, click.Option):
+                yield " ".join(path), p
+
+    silent = [f"{where} {p.opts[0]}" for where, p in options(main, ["supportbot"]) if not p.help]
+    assert silent == []

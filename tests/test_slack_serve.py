@@ -66,3 +66,35 @@ def test_a_failing_scheduled_sync_is_logged_and_the_previous_index_keeps_serving
     fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
     [reply] = fake_slack.wait_for(lambda: fake_slack.replies("C_GENERAL", msg["ts"]))
     assert "$12" in reply["text"]
+
+
+def test_a_refused_anthropic_key_stops_serve_at_start_with_one_line(fake_slack, bot_env, fake_anthropic):
+    fake_anthropic.refused_keys.add("sk-ant-wrong")
+    env = bot_env | {"ANTHROPIC_API_KEY": "sk-ant-wrong", "ANTHROPIC_BASE_URL": fake_anthropic.url}
+    err = serve_error(env, "--http")
+    assert "Error: Anthropic refused ANTHROPIC_API_KEY (401" in err and "sk-ant-wrong" not in err
+
+
+def test_a_model_name_the_api_does_not_know_stops_serve_at_start(fake_slack, bot_env, fake_anthropic):
+    env = bot_env | {
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "ANTHROPIC_BASE_URL": fake_anthropic.url,
+        "ANTHROPIC_MODEL": "claude-haiku-9",
+    }
+    assert "Error: ANTHROPIC_MODEL 'claude-haiku-9' is not a model this key can use (404" in serve_error(env, "--http")
+
+
+def test_an_unreachable_model_at_start_is_a_warning_and_the_bot_serves(fake_slack, bot_env, start_bot):
+    from tests.conftest import free_port
+
+    env = bot_env | {
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{free_port()}",
+        "ANTHROPIC_MAX_RETRIES": "0",
+    }
+    bot = start_bot(env)
+    assert "could not check ANTHROPIC_MODEL 'claude-haiku-4-5' at start (APIConnectionError)" in bot.log()
+    msg = fake_slack.user_says("D_ALICE", "How much is express delivery?")
+    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
+    [reply] = fake_slack.wait_for(lambda: fake_slack.replies("D_ALICE", msg["ts"]))
+    assert "$12" in reply["text"]

@@ -80,7 +80,8 @@ def test_every_sync_is_recorded_with_its_counts(engine, docs):
         ("ok", 0, 1, 0, 1, 2),
     ]
     assert runs[0].finished_at >= runs[0].started_at
-    assert {"path": "help/notes.bin.md", "reason": "binary file (contains NUL bytes)", "action": "skipped"} in runs[0].problems
+    binary = {"path": "help/notes.bin.md", "reason": "binary file (contains NUL bytes)", "action": "skipped", "new": True}
+    assert binary in runs[0].problems
 
 
 def test_a_page_present_as_markdown_and_html_is_indexed_once_and_reported(engine, docs):

@@ -14,6 +14,7 @@ import anthropic
 from bot.agent.loop import Draft, Reply
 from bot.agent.tools import Toolbox, ToolCall, ToolResult, tool_definitions
 from bot.agent.types import Citation, Segment
+from kb.errors import SupportbotError
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,26 @@ class ModelFailure(Exception):
         self.user_message = user_message
         self.detail = detail
         self.docs_may_answer = docs_may_answer  # False when the question itself is the problem (too long)
+
+
+class ModelConfigError(SupportbotError, ValueError):
+    pass
+
+
+def check_model(client: anthropic.Anthropic, model: str) -> str | None:
+    """At start: a refused key or an unknown model is a setting to fix, so it stops `serve` with one line; a model
+    that is merely busy or unreachable is a warning (returned), since the docs can answer meanwhile."""
+    try:
+        client.models.retrieve(model)
+    except (anthropic.AuthenticationError, anthropic.PermissionDeniedError) as e:
+        raise ModelConfigError(f"Anthropic refused ANTHROPIC_API_KEY ({e.status_code}, request-id {e.request_id})") from None
+    except anthropic.NotFoundError as e:
+        raise ModelConfigError(
+            f"ANTHROPIC_MODEL {model!r} is not a model this key can use (404, request-id {e.request_id})"
+        ) from None
+    except (anthropic.APIConnectionError, anthropic.APIStatusError) as e:
+        return f"could not check ANTHROPIC_MODEL {model!r} at start ({type(e).__name__}): answers fall back to the docs until it is reachable"
+    return None
 
 
 def make_client(api_key: str, base_url: str | None, timeout_s: float, max_retries: int) -> anthropic.Anthropic:

@@ -248,12 +248,25 @@ class FakeAnthropic:
         self.headers: list[dict] = []
         self.rejections: list[str] = []
         self.default: Handler | None = None  # answers when the script is empty (for load tests)
+        self.models = {"claude-haiku-4-5": "claude-haiku-4-5-20251001", "claude-sonnet-4-5": "claude-sonnet-4-5-20250929"}
+        self.refused_keys: set[str] = set()  # GET /v1/models answers 401 for these
         self._lock = threading.Lock()
         fake = self
 
         class _Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # quiet
                 pass
+
+            def do_GET(self):  # GET /v1/models/{model_id}: the Models API, as `serve` checks key and model at start
+                reply = fake._model(self.path, {k.lower(): v for k, v in self.headers.items()})
+                payload = json.dumps(reply.body).encode()
+                self.send_response(reply.status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(payload)
 
             def do_POST(self):
                 length = int(self.headers.get("content-length") or 0)
@@ -285,6 +298,18 @@ class FakeAnthropic:
     def then(self, *handlers: Handler) -> FakeAnthropic:
         self.script.extend(handlers)
         return self
+
+    def _model(self, path: str, headers: dict) -> Reply:
+        ids = {"request-id": "req_fake_models"}
+        key = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+        if key in self.refused_keys:
+            return Reply(401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}, ids)
+        prefix = "/v1/models/"
+        name = path.split("?")[0].removeprefix(prefix) if path.startswith(prefix) else None
+        if name not in self.models and name not in self.models.values():
+            return Reply(404, {"type": "error", "error": {"type": "not_found_error", "message": f"model: {name}"}}, ids)
+        model_id = self.models.get(name, name)
+        return Reply(200, {"type": "model", "id": model_id, "display_name": model_id, "created_at": "2025-10-01T00:00:00Z"}, ids)
 
     def _handle(self, path: str, headers: dict, body: dict) -> Reply:
         with self._lock:
