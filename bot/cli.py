@@ -103,6 +103,11 @@ def print_sync_report(report: SyncReport, err: bool = False) -> None:
         f"Index version {report.index_version}, {report.chunks} chunks."
         + (f" {report.embedded} chunks re-embedded for the current model." if report.embedded else "")
         + (f" Docs at git commit {report.source_commit[:12]}." if report.source_commit else "")
+        + (
+            f" {report.stale_answers} logged answer(s) cite lines that changed: `supportbot logs --stale`."
+            if report.stale_answers
+            else ""
+        )
     )
     if report.new_problems:
         echo("Problems:")
@@ -367,6 +372,7 @@ def log_filters(f):
         click.option("--status", type=click.Choice(STATUSES), help="Only questions that ended this way."),
         click.option("--feedback", "feedback_", type=click.Choice(["up", "down"]), help="Only questions with this feedback."),
         click.option("--problems", is_flag=True, help="Only answers with citation or other problems."),
+        click.option("--stale", is_flag=True, help="Only answers whose cited lines a later docs change altered or removed."),
         click.option("--channel", metavar="ID", help="Only questions asked in this Slack channel (its ID)."),
         click.option(
             "--source", type=click.Choice(ASKED_FROM), help="Only questions asked from here (eval runs are logged as eval)."
@@ -380,7 +386,7 @@ def log_filters(f):
     return f
 
 
-def make_filters(status, feedback_, problems, channel, source, since, search, limit) -> Filters:
+def make_filters(status, feedback_, problems, stale, channel, source, since, search, limit) -> Filters:
     from bot.logs.report import Filters, parse_age
 
     if since:
@@ -388,21 +394,21 @@ def make_filters(status, feedback_, problems, channel, source, since, search, li
             parse_age(since)
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--since")
-    return Filters(status, feedback_, problems, channel, since, search, limit, source)
+    return Filters(status, feedback_, problems, channel, since, search, limit, source, stale)
 
 
 @main.group("logs", invoke_without_command=True)
 @log_filters
 @db_option
 @click.pass_context
-def logs_group(ctx, status, feedback_, problems, channel, source, since, search, limit, db) -> None:
+def logs_group(ctx, status, feedback_, problems, stale, channel, source, since, search, limit, db) -> None:
     """List logged questions, newest first (subcommands: show, export, prune)."""
     from bot.logs.report import list_questions
 
     ctx.obj = {"db": db}
     if ctx.invoked_subcommand is not None:
         return
-    filters = make_filters(status, feedback_, problems, channel, source, since, search, limit)
+    filters = make_filters(status, feedback_, problems, stale, channel, source, since, search, limit)
     with clear_errors():
         rows = list_questions(runtime_for(db, reads_only=True).engine, filters)
     if not rows:
@@ -411,7 +417,9 @@ def logs_group(ctx, status, feedback_, problems, channel, source, since, search,
     for r in rows:
         when = r["created_at"].strftime("%Y-%m-%d %H:%M")
         where = r["channel"] or r["source"]
-        flags = ("!" if r["problems"] else " ") + {"down": "-", "up": "+"}.get(r["feedback"], " ")
+        flags = (
+            ("!" if r["problems"] else " ") + {"down": "-", "up": "+"}.get(r["feedback"], " ") + ("~" if r["stale_at"] else " ")
+        )
         click.echo(f"{r['id']:>6}  {when}  {where:<12.12}  {r['status']:<16} {flags}  {' '.join(r['question'].split())[:80]}")
 
 
@@ -443,11 +451,11 @@ def logs_show(ctx, question_id: int, db: str | None) -> None:
 @log_filters
 @db_option
 @click.pass_context
-def logs_export(ctx, fmt, status, feedback_, problems, channel, source, since, search, limit, db) -> None:
+def logs_export(ctx, fmt, status, feedback_, problems, stale, channel, source, since, search, limit, db) -> None:
     """Print every matching question with its trace as JSON lines or CSV (--limit to stop early), streamed."""
     from bot.logs.report import export
 
-    filters = make_filters(status, feedback_, problems, channel, source, since, search, limit)
+    filters = make_filters(status, feedback_, problems, stale, channel, source, since, search, limit)
     everything = ctx.get_parameter_source("limit") == click.core.ParameterSource.DEFAULT
     with clear_errors():
         for piece in export(

@@ -80,7 +80,7 @@ class Runtime:
         commit = None
         if docs_dir is None and self.settings.docs_git_url:
             docs_dir, commit = self._fetch_docs()
-        return sync(
+        report = sync(
             self.engine,
             docs_dir or self.settings.docs_dir,
             embedder=self.embedder,
@@ -88,6 +88,11 @@ class Runtime:
             progress=progress,
             source_commit=commit,
         )
+        if report.changed or report.removed:
+            from bot.logs.stale import flag_stale
+
+            report.stale_answers = flag_stale(self.engine, report.changed + report.removed)
+        return report
 
     def _fetch_docs(self) -> tuple[Path, str]:
         from kb.git_source import DocsFetchFailed, fetch_docs, redact

@@ -59,6 +59,7 @@ class SyncReport:
     index_version: int = 0
     seconds: float = 0.0
     source_commit: str | None = None
+    stale_answers: int = 0  # logged answers this sync overtook: counted by the answer log's owner (bot), not here
 
     @property
     def skipped(self) -> int:
@@ -88,6 +89,7 @@ class SyncReport:
             "seconds": round(self.seconds, 3),
             "problems": [p.as_dict() for p in self.problems],
             "source_commit": self.source_commit,
+            "stale_answers": self.stale_answers,
         }
 
 

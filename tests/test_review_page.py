@@ -176,3 +176,76 @@ def test_out_of_range_input_is_a_client_error_not_a_crash(logged):
     assert client.get("/q/99999999999999999999999").status_code == 404
     assert client.get("/?search=" + "a" * 100_000).status_code == 400
     assert client.get("/?search=refund").status_code == 200
+
+
+def many_questions(engine, n, source="slack"):
+    """n logged answers, written straight to the log (what the page reads), oldest first."""
+    from sqlalchemy import insert
+
+    from bot.logs.models import questions
+    from kb.clock import now
+
+    row = dict(
+        answerer="local",
+        status="answered",
+        answer="A.",
+        sources=[],
+        cited=[],
+        closest=[],
+        steps=[],
+        problems=[],
+        usage={},
+        latency_ms=1.0,
+    )
+    with engine.begin() as conn:
+        conn.execute(
+            insert(questions), [{"created_at": now(), "source": source, "question": f"question {i}", **row} for i in range(n)]
+        )
+
+
+def test_the_list_pages_through_every_question_fifty_at_a_time(engine):
+    import re
+
+    from bot.review.app import create_app
+
+    many_questions(engine, 120)
+    client = create_app(engine).test_client()
+    seen, url, pages = [], "/", 0
+    while url:
+        page = client.get(url).text
+        seen += re.findall(r">question (\d+)</a>", page)
+        older = re.search(r'href="([^"]+)" rel="next"', page)
+        url = older.group(1).replace("&amp;", "&") if older else None
+        pages += 1
+    assert pages == 3 and [int(x) for x in seen] == list(range(119, -1, -1))
+    last = client.get("/?before=" + "1" * 3).text  # id 111 and older
+    newer = re.search(r'href="([^"]+)" rel="prev"', last).group(1).replace("&amp;", "&")
+    assert re.findall(r">question (\d+)</a>", client.get(newer).text)[-1] == "110", "the newer page ends right above"
+
+
+def test_eval_runs_are_left_out_unless_asked_for(engine):
+    from bot.review.app import create_app
+
+    many_questions(engine, 2, source="slack")
+    many_questions(engine, 3, source="eval")
+    client = create_app(engine).test_client()
+    assert client.get("/").text.count('href="/q/') == 2
+    assert client.get("/?source=eval").text.count('href="/q/') == 3
+    assert client.get("/?source=all").text.count('href="/q/') == 5
+
+
+def test_the_stale_page_shows_each_changed_line_under_its_page(db_url, docs):
+    from bot.review.app import create_app
+
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs, search_mode="bm25"))
+    rt.sync()
+    a = rt.ask("How much is express delivery?", answerer="local")
+    page = docs / "help" / "shipping.html"
+    page.write_text(page.read_text().replace("costs $12", "costs $15"))
+    rt.sync()
+    client = create_app(rt.engine).test_client()
+    stale = client.get("/stale").text
+    assert "help/shipping.html" in stale and f'href="/q/{a.log_id}"' in stale
+    assert "<del>Express shipping takes 1 to 2 business days and costs $12.</del>" in stale and "costs $15" in stale
+    assert "Stale" in client.get(f"/q/{a.log_id}").text
+    assert f'href="/q/{a.log_id}"' in client.get("/?stale=1").text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Column, DateTime, Float, ForeignKey, Index, Integer, String, Table, Text
+from sqlalchemy import JSON, Column, DateTime, Float, ForeignKey, Index, Integer, PrimaryKeyConstraint, String, Table, Text
 
 from kb.models import metadata
 
@@ -30,6 +30,8 @@ questions = Table(
     Column("error", Text),
     Column("latency_ms", Float, nullable=False),
     Column("index_version", Integer),
+    Column("stale_at", DateTime(timezone=True)),  # when a sync changed or removed a line this answer cited
+    Column("stale", JSON),  # [{"path", "line", "old", "new"}]: the cited lines that changed (new: None if gone)
     Index("ix_log_questions_created_at", "created_at"),
     Index("ix_log_questions_status", "status"),
 )
@@ -56,4 +58,13 @@ feedback = Table(
     Column("user_id", String(64)),
     Column("value", String(8), nullable=False),  # up, down
     Index("ix_log_feedback_question_id", "question_id"),
+)
+
+cited_pages = Table(  # which pages each answer cited: a sync looks up the answers a changed page affects
+    "log_cited_pages",
+    metadata,
+    Column("question_id", Integer, ForeignKey("log_questions.id", ondelete="CASCADE"), nullable=False),
+    Column("path", Text, nullable=False),
+    PrimaryKeyConstraint("question_id", "path"),
+    Index("ix_log_cited_pages_path", "path"),
 )

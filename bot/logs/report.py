@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine, and_, case, delete, exists, func, or_, select
 
-from bot.logs.models import feedback, questions, searches
+from bot.logs.models import cited_pages, feedback, questions, searches
 from kb.models import sync_runs
 from kb.tokens import DEFAULT_TOKENIZER
 
@@ -41,6 +41,10 @@ class Filters:
     search: str | None = None
     limit: int = 50
     source: str | None = None  # cli | slack | eval
+    stale: bool = False  # only answers a later docs change made stale
+    hide_eval: bool = False  # leave out eval runs (the review page's default)
+    before: int | None = None  # keyset paging: rows older than this id
+    after: int | None = None  # ... or newer than this id (the page before)
 
 
 def _feedback_summary():
@@ -62,6 +66,10 @@ def _conditions(f: Filters) -> list:
         conditions.append(questions.c.channel == f.channel)
     if f.source:
         conditions.append(questions.c.source == f.source)
+    if f.stale:
+        conditions.append(questions.c.stale_at.is_not(None))
+    if f.hide_eval:
+        conditions.append(questions.c.source != "eval")
     if f.since:
         conditions.append(questions.c.created_at >= datetime.now(UTC) - parse_age(f.since))
     if f.search:
@@ -83,20 +91,29 @@ def list_questions(engine: Engine, f: Filters) -> list[dict]:
         questions.c.answerer,
         questions.c.latency_ms,
         questions.c.problems,
+        questions.c.stale_at,
         func.coalesce(fb.c.ups, 0).label("ups"),
         func.coalesce(fb.c.downs, 0).label("downs"),
     ).outerjoin(fb, fb.c.question_id == questions.c.id)
     conditions = _conditions(f)
+    if f.before is not None:
+        conditions.append(questions.c.id < f.before)
+    if f.after is not None:
+        conditions.append(questions.c.id > f.after)
     if conditions:
         q = q.where(and_(*conditions))
-    q = q.order_by(questions.c.created_at.desc(), questions.c.id.desc())
+    # Newest first by id (ids grow with time): a page is a keyset range, as fast at page 1,000 as at page 1.
+    q = q.order_by(questions.c.id.asc() if f.after is not None else questions.c.id.desc())
     with engine.connect() as conn:
         rows = [dict(r._mapping) for r in conn.execute(q if f.problems else q.limit(f.limit))]
+    if f.after is not None:
+        rows.reverse()
     for r in rows:
         r["feedback"] = _feedback_label(r["ups"], r["downs"])
         r["problems"] = real_problems(r["problems"])
     if f.problems:  # JSON emptiness is spelled differently per database: filter here
-        rows = [r for r in rows if r["problems"]][: f.limit]
+        rows = [r for r in rows if r["problems"]]
+        rows = rows[-f.limit :] if f.after is not None else rows[: f.limit]
     return rows
 
 
@@ -147,6 +164,7 @@ EXPORT_FIELDS = [
     "usage",
     "error",
     "latency_ms",
+    "stale",
     "feedback",
     "searches",
 ]
@@ -159,7 +177,8 @@ def export_records(engine: Engine, f: Filters, limit: int | None = None) -> Iter
     """Every matching question with its searches and feedback, newest first, read a batch at a time (keyset
     pagination on id, three queries a batch), so memory stays flat however many rows match."""
     conditions = _conditions(f)
-    columns = [questions.c[k] for k in EXPORT_FIELDS if k not in ("feedback", "searches")]
+    columns = [questions.c[k] for k in EXPORT_FIELDS if k not in ("feedback", "searches", "stale")]
+    columns.append(questions.c.stale_at)
     last_id, sent = None, 0
     with engine.connect() as conn:
         while limit is None or sent < limit:
@@ -181,6 +200,7 @@ def export_records(engine: Engine, f: Filters, limit: int | None = None) -> Iter
                 if f.problems and not real_problems(r["problems"]):
                     continue
                 r["created_at"] = r["created_at"].isoformat()
+                r["stale"] = r.pop("stale_at") is not None
                 r["searches"], r["feedback"] = found[r["id"]], votes[r["id"]]
                 yield {k: r.get(k) for k in EXPORT_FIELDS}
                 sent += 1
@@ -213,6 +233,7 @@ def prune(engine: Engine, older_than: timedelta) -> int:
         old = select(questions.c.id).where(questions.c.created_at < cutoff)
         conn.execute(delete(searches).where(searches.c.question_id.in_(old)))
         conn.execute(delete(feedback).where(feedback.c.question_id.in_(old)))
+        conn.execute(delete(cited_pages).where(cited_pages.c.question_id.in_(old)))
         return conn.execute(delete(questions).where(questions.c.created_at < cutoff)).rowcount
 
 

@@ -8,7 +8,7 @@ from typing import Literal, get_args
 from sqlalchemy import Engine, insert
 
 from bot.agent.types import Answer
-from bot.logs.models import feedback, questions, searches
+from bot.logs.models import cited_pages, feedback, questions, searches
 from kb.clock import now
 
 Asked = Literal["cli", "slack", "eval"]
@@ -70,7 +70,16 @@ def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | 
                     for n, s in enumerate(answer.searches)
                 ],
             )
+        pages = cited_paths(answer.sources, answer.cited)
+        if pages:
+            conn.execute(insert(cited_pages), [{"question_id": question_id, "path": path} for path in pages])
     return question_id
+
+
+def cited_paths(sources: list, cited: list[dict]) -> list[str]:
+    """The pages an answer's citations point into (a source's number is its place in `sources`)."""
+    by_n = {s.n if hasattr(s, "n") else s["n"]: s.path if hasattr(s, "path") else s["path"] for s in sources}
+    return sorted({by_n[c["n"]] for c in cited if c.get("n") in by_n})
 
 
 def record_feedback(engine: Engine, question_id: int, value: str, user_id: str | None = None) -> None:

@@ -16,6 +16,8 @@ from sqlalchemy import Engine
 
 from bot.agent.types import STATUSES
 from bot.logs.report import Filters, gaps, list_questions, parse_age, question_trace, real_problems, sync_history
+from bot.logs.stale import stale_by_page
+from bot.logs.store import ASKED_FROM
 from kb.errors import SupportbotError
 
 COOKIE = "supportbot_review"
@@ -40,6 +42,13 @@ def check_binding(host: str, token: str | None) -> None:
 
 
 MAX_ID = 2**63 - 1
+PAGE = 50  # questions a page
+
+
+def _page_id(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() and int(value) <= MAX_ID else None
+
+
 MAX_PARAM = 500  # characters in a filter: a search is words, not a document
 
 
@@ -103,9 +112,45 @@ def create_app(engine: Engine, token: str | None = None) -> Flask:
                 error, since = str(e), None
         status = a.get("status") if a.get("status") in STATUSES else None
         fb = a.get("feedback") if a.get("feedback") in ("up", "down") else None
-        filters = Filters(status, fb, a.get("problems") == "1", a.get("channel") or None, since, a.get("search") or None, 200)
+        source = a.get("source") if a.get("source") in (*ASKED_FROM, "all") else ""
+        filters = Filters(
+            status,
+            fb,
+            a.get("problems") == "1",
+            a.get("channel") or None,
+            since,
+            a.get("search") or None,
+            PAGE + 1,  # one more than shown: is there an older page?
+            source if source in ASKED_FROM else None,
+            stale=a.get("stale") == "1",
+            hide_eval=source == "",
+            before=_page_id(a.get("before")),
+            after=_page_id(a.get("after")),
+        )
         rows = list_questions(engine, filters)
-        return render_template("list.html", rows=rows, f=filters, statuses=STATUSES, error=error)
+        more = len(rows) > PAGE
+        rows = (rows[1:] if filters.after is not None else rows[:-1]) if more else rows
+        kept = {k: v for k, v in a.items() if k not in ("before", "after", "token") and v}
+        older = newer = None
+        if rows and (more or filters.after is not None):
+            older = "/?" + urlencode({**kept, "before": rows[-1]["id"]})
+        if rows and (filters.before is not None or (filters.after is not None and more)):
+            newer = "/?" + urlencode({**kept, "after": rows[0]["id"]})
+        return render_template(
+            "list.html",
+            rows=rows,
+            f=filters,
+            source=source,
+            statuses=STATUSES,
+            sources=ASKED_FROM,
+            error=error,
+            older=older,
+            newer=newer,
+        )
+
+    @app.get("/stale")
+    def stale_list():
+        return render_template("stale.html", pages=stale_by_page(engine))
 
     @app.get("/q/<int:question_id>")
     def question_detail(question_id: int):

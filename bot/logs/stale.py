@@ -1,0 +1,71 @@
+"""Answers a docs change has overtaken: after a sync, the answers citing a changed or removed page are checked
+line by line, and those whose cited lines are no longer in the page are flagged stale, with the old line and
+what the page says there now. Only the pages the sync changed are looked at."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from sqlalchemy import Engine, select, update
+
+from bot.logs.models import cited_pages, questions
+from kb.clock import now
+from kb.models import chunks, documents
+
+
+def page_lines(conn, path: str) -> dict[int, str]:
+    """The page's current lines by number (empty when the page is gone)."""
+    lines: dict[int, str] = {}
+    rows = conn.execute(
+        select(chunks.c.lines).join(documents, documents.c.id == chunks.c.document_id).where(documents.c.path == path)
+    )
+    for (chunk_lines,) in rows:
+        for number, text in chunk_lines:
+            lines[number] = text
+    return lines
+
+
+def flag_stale(engine: Engine, paths: list[str]) -> int:
+    """Flag the answers whose cited lines on these pages changed or vanished; how many were flagged."""
+    if not paths:
+        return 0
+    flagged = 0
+    with engine.begin() as conn:
+        current = {path: page_lines(conn, path) for path in paths}
+        texts = {path: {" ".join(t.split()) for t in lines.values()} for path, lines in current.items()}
+        affected = conn.execute(
+            select(questions.c.id, questions.c.sources, questions.c.cited)
+            .join(cited_pages, cited_pages.c.question_id == questions.c.id)
+            .where(cited_pages.c.path.in_(paths), questions.c.stale_at.is_(None))
+            .distinct()
+        ).all()
+        for qid, sources, cited in affected:
+            by_n = {s["n"]: s["path"] for s in sources or []}
+            changed = []
+            for c in cited or []:
+                path = by_n.get(c.get("n"))
+                if path not in current:
+                    continue
+                for number, text in c.get("lines") or []:
+                    if " ".join(text.split()) not in texts[path]:  # moved lines are fine; changed or gone are not
+                        changed.append({"path": path, "line": number, "old": text, "new": current[path].get(number)})
+            if changed:
+                conn.execute(update(questions).where(questions.c.id == qid).values(stale_at=now(), stale=changed))
+                flagged += 1
+    return flagged
+
+
+def stale_by_page(engine: Engine, limit: int = 500) -> dict[str, list[dict]]:
+    """The stale answers, newest first, grouped by the page whose change overtook them."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(questions.c.id, questions.c.created_at, questions.c.question, questions.c.stale_at, questions.c.stale)
+            .where(questions.c.stale_at.is_not(None))
+            .order_by(questions.c.stale_at.desc(), questions.c.id.desc())
+            .limit(limit)
+        ).mappings()
+        pages: dict[str, list[dict]] = defaultdict(list)
+        for r in rows:
+            for path in sorted({s["path"] for s in r["stale"] or []}):
+                pages[path].append({**r, "lines": [s for s in r["stale"] if s["path"] == path]})
+    return dict(pages)
