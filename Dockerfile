@@ -1,15 +1,19 @@
 # supportbot in a container: the Slack app over HTTP, health checks on /healthz.
 #   docker build -t supportbot .
 #   docker run --env-file .env -p 3000:3000 -v "$PWD/docs:/docs:ro" supportbot
-FROM python:3.11-slim
+# BASE: any Debian-like image with Python 3.11+ and venv (built offline here from a debootstrap'd bookworm).
+ARG BASE=python:3.11-slim
+FROM ${BASE}
 
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PATH=/opt/supportbot/bin:$PATH
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY kb ./kb
 COPY migrations ./migrations
-RUN pip install . && useradd --system --uid 10001 --home-dir /data --create-home supportbot
+RUN python3 -m venv /opt/supportbot && pip install . \
+ && useradd --system --uid 10001 --home-dir /data --create-home supportbot
 
 USER supportbot
 WORKDIR /data
