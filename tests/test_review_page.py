@@ -82,17 +82,23 @@ def test_list_filter_and_detail_in_a_browser_with_javascript_off(review, tmp_pat
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
         page = browser.new_context(java_script_enabled=False).new_page()
         page.goto(review.base + "/")
+        overview = page.locator("main").inner_text()
+        assert "Overview" in overview and "4" in overview and "helpful (0 👍 / 1 👎)" in overview
+        assert page.locator("svg.chart").count() == 2 and page.locator("svg.chart rect[fill='#3a9a5b']").count() >= 1
+        page.screenshot(path=str(tmp_path / "review-overview.png"), full_page=True)
+        page.click("header >> text=Questions")
+        page.wait_for_url("**/questions")
         assert page.locator("tbody tr").count() == 4
 
         page.select_option("select[name=status]", "abstained")
         page.click("button[type=submit]")
-        page.wait_for_url("**/?status=abstained*")
+        page.wait_for_url("**/questions?status=abstained*")
         rows = page.locator("tbody tr")
         assert rows.count() == 2
         assert all("abstained" in rows.nth(i).inner_text() for i in range(rows.count()))
 
         page.click("text=Do you offer a discount for students?")
-        page.wait_for_url("**/q/*")
+        page.wait_for_url("**/questions/*")
         body = page.locator("main").inner_text()
         assert "I couldn't find this in the docs." in body
         assert "Searches" in body and "Do you offer a discount for students?" in body
@@ -101,7 +107,7 @@ def test_list_filter_and_detail_in_a_browser_with_javascript_off(review, tmp_pat
         page.screenshot(path=str(shot), full_page=True)
         assert shot.stat().st_size > 10_000
 
-        page.goto(review.base + "/?feedback=down")
+        page.goto(review.base + "/questions?feedback=down")
         assert page.locator("tbody tr").count() == 1
         page.goto(review.base + "/gaps")
         gaps = page.locator("tbody tr")
@@ -174,8 +180,9 @@ def test_out_of_range_input_is_a_client_error_not_a_crash(logged):
 
     client = create_app(logged.engine).test_client()
     assert client.get("/q/99999999999999999999999").status_code == 404
-    assert client.get("/?search=" + "a" * 100_000).status_code == 400
-    assert client.get("/?search=refund").status_code == 200
+    assert client.get("/questions?search=" + "a" * 100_000).status_code == 400
+    assert client.get("/?x=" + "a" * 100_000).status_code == 400
+    assert client.get("/questions?search=refund").status_code == 200
 
 
 def many_questions(engine, n, source="slack"):
@@ -210,7 +217,7 @@ def test_the_list_pages_through_every_question_fifty_at_a_time(engine):
 
     many_questions(engine, 120)
     client = create_app(engine).test_client()
-    seen, url, pages = [], "/", 0
+    seen, url, pages = [], "/questions", 0
     while url:
         page = client.get(url).text
         seen += re.findall(r">question (\d+)</a>", page)
@@ -218,7 +225,7 @@ def test_the_list_pages_through_every_question_fifty_at_a_time(engine):
         url = older.group(1).replace("&amp;", "&") if older else None
         pages += 1
     assert pages == 3 and [int(x) for x in seen] == list(range(119, -1, -1))
-    last = client.get("/?before=" + "1" * 3).text  # id 111 and older
+    last = client.get("/questions?before=" + "1" * 3).text  # id 111 and older
     newer = re.search(r'href="([^"]+)" rel="prev"', last).group(1).replace("&amp;", "&")
     assert re.findall(r">question (\d+)</a>", client.get(newer).text)[-1] == "110", "the newer page ends right above"
 
@@ -229,9 +236,10 @@ def test_eval_runs_are_left_out_unless_asked_for(engine):
     many_questions(engine, 2, source="slack")
     many_questions(engine, 3, source="eval")
     client = create_app(engine).test_client()
-    assert client.get("/").text.count('href="/q/') == 2
-    assert client.get("/?source=eval").text.count('href="/q/') == 3
-    assert client.get("/?source=all").text.count('href="/q/') == 5
+    assert client.get("/questions").text.count('href="/questions/') == 2
+    assert client.get("/questions?source=eval").text.count('href="/questions/') == 3
+    assert client.get("/questions?source=all").text.count('href="/questions/') == 5
+    assert ">2</div>" in client.get("/").text, "the overview counts the two Slack questions only"
 
 
 def test_the_stale_page_shows_each_changed_line_under_its_page(db_url, docs):
@@ -245,7 +253,8 @@ def test_the_stale_page_shows_each_changed_line_under_its_page(db_url, docs):
     rt.sync()
     client = create_app(rt.engine).test_client()
     stale = client.get("/stale").text
-    assert "help/shipping.html" in stale and f'href="/q/{a.log_id}"' in stale
+    assert "help/shipping.html" in stale and f'href="/questions/{a.log_id}"' in stale
     assert "<del>Express shipping takes 1 to 2 business days and costs $12.</del>" in stale and "costs $15" in stale
-    assert "Stale" in client.get(f"/q/{a.log_id}").text
-    assert f'href="/q/{a.log_id}"' in client.get("/?stale=1").text
+    assert "Stale" in client.get(f"/questions/{a.log_id}").text
+    assert f'href="/questions/{a.log_id}"' in client.get("/questions?stale=1").text
+    assert "1 stale answer</a>" in client.get("/").text

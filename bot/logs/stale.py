@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, func, select, update
 
 from bot.logs.models import cited_pages, questions
 from kb.clock import now
@@ -33,11 +33,11 @@ def flag_stale(engine: Engine, paths: list[str]) -> int:
     with engine.begin() as conn:
         current = {path: page_lines(conn, path) for path in paths}
         texts = {path: {" ".join(t.split()) for t in lines.values()} for path, lines in current.items()}
+        citing = select(cited_pages.c.question_id).where(cited_pages.c.path.in_(paths))
         affected = conn.execute(
-            select(questions.c.id, questions.c.sources, questions.c.cited)
-            .join(cited_pages, cited_pages.c.question_id == questions.c.id)
-            .where(cited_pages.c.path.in_(paths), questions.c.stale_at.is_(None))
-            .distinct()
+            select(questions.c.id, questions.c.sources, questions.c.cited).where(
+                questions.c.id.in_(citing), questions.c.stale_at.is_(None)
+            )
         ).all()
         for qid, sources, cited in affected:
             by_n = {s["n"]: s["path"] for s in sources or []}
@@ -69,3 +69,8 @@ def stale_by_page(engine: Engine, limit: int = 500) -> dict[str, list[dict]]:
             for path in sorted({s["path"] for s in r["stale"] or []}):
                 pages[path].append({**r, "lines": [s for s in r["stale"] if s["path"] == path]})
     return dict(pages)
+
+
+def count_stale(engine: Engine) -> int:
+    with engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(questions).where(questions.c.stale_at.is_not(None))).scalar_one()

@@ -15,9 +15,11 @@ from flask import Flask, abort, redirect, render_template, request
 from sqlalchemy import Engine
 
 from bot.agent.types import STATUSES
+from bot.logs.overview import overview
 from bot.logs.report import Filters, gaps, list_questions, parse_age, question_trace, real_problems, sync_history
-from bot.logs.stale import stale_by_page
+from bot.logs.stale import count_stale, stale_by_page
 from bot.logs.store import ASKED_FROM
+from bot.review import charts
 from kb.errors import SupportbotError
 
 COOKIE = "supportbot_review"
@@ -54,6 +56,11 @@ MAX_PARAM = 500  # characters in a filter: a search is words, not a document
 
 def create_app(engine: Engine, token: str | None = None) -> Flask:
     app = Flask(__name__)
+
+    @app.before_request
+    def bounded_input():
+        if any(len(v) > MAX_PARAM for v in request.args.values()):
+            abort(400)
 
     @app.before_request
     def require_token():
@@ -99,10 +106,23 @@ def create_app(engine: Engine, token: str | None = None) -> Flask:
         return render_template("message.html", title="Not found", message="There is no such page or question."), 404
 
     @app.get("/")
+    def overview_page():
+        o = overview(engine)
+        return render_template(
+            "overview.html",
+            o=o,
+            per_day_chart=charts.stacked_bars(o.days, o.per_day, "Questions per day by status"),
+            rates_chart=charts.lines(
+                o.weeks, {"abstained": o.abstention_rate, "helpful": o.helpful_rate}, "Abstention and helpful rates per week"
+            ),
+            stale_count=count_stale(engine),
+            pct=lambda x: "–" if x is None else f"{x:.0%}",
+            ms=lambda x: "–" if x is None else f"{x:,.0f} ms",
+        )
+
+    @app.get("/questions")
     def question_list():
         a = request.args
-        if any(len(v) > MAX_PARAM for v in a.values()):
-            abort(400)
         since = a.get("since") or None
         error = None
         if since:
@@ -133,9 +153,9 @@ def create_app(engine: Engine, token: str | None = None) -> Flask:
         kept = {k: v for k, v in a.items() if k not in ("before", "after", "token") and v}
         older = newer = None
         if rows and (more or filters.after is not None):
-            older = "/?" + urlencode({**kept, "before": rows[-1]["id"]})
+            older = "/questions?" + urlencode({**kept, "before": rows[-1]["id"]})
         if rows and (filters.before is not None or (filters.after is not None and more)):
-            newer = "/?" + urlencode({**kept, "after": rows[0]["id"]})
+            newer = "/questions?" + urlencode({**kept, "after": rows[0]["id"]})
         return render_template(
             "list.html",
             rows=rows,
@@ -152,7 +172,8 @@ def create_app(engine: Engine, token: str | None = None) -> Flask:
     def stale_list():
         return render_template("stale.html", pages=stale_by_page(engine))
 
-    @app.get("/q/<int:question_id>")
+    @app.get("/q/<int:question_id>")  # the address earlier versions linked to
+    @app.get("/questions/<int:question_id>")
     def question_detail(question_id: int):
         if question_id > MAX_ID:  # no row has it, and the database cannot even compare it
             abort(404)
