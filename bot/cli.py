@@ -501,7 +501,12 @@ def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> No
                         "count": g.count,
                         "latest": g.latest["question"],
                         "latest_id": g.latest["id"],
+                        "first_asked": g.first_asked.isoformat(),
+                        "last_asked": g.last_asked.isoformat(),
+                        "reasons": g.reasons,
+                        "channels": g.channels,
                         "questions": [q["question"] for q in g.questions],
+                        "question_ids": g.ids,
                         "closest_pages": g.closest_pages(),
                     }
                     for g in groups
@@ -515,6 +520,9 @@ def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> No
         return
     for g in groups:
         click.echo(f"{g.count:>4}x  {g.latest['question']}  (latest #{g.latest['id']})")
+        why = ", ".join(f"{n} {reason}" for reason, n in sorted(g.reasons.items()))
+        where = f" in {', '.join(g.channels)}" if g.channels else ""
+        click.echo(f"        {why}; asked {g.first_asked:%Y-%m-%d} to {g.last_asked:%Y-%m-%d}{where}")
         others = [q["question"] for q in g.questions[1:4]]
         for o in others:
             click.echo(f"        also: {o}")
@@ -534,7 +542,7 @@ def review_cmd(port: int, host: str, db: str | None) -> None:
         rt = runtime_for(db, reads_only=True)
         token = rt.settings.review_token.get_secret_value() if rt.settings.review_token else None
         click.echo(f"Review page on http://{host}:{port}/", err=True)
-        serve(rt.engine, host, port, token)
+        serve(rt.engine, host, port, token, rt.settings.review_eval_file)
 
 
 @main.group("db")

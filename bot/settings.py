@@ -65,6 +65,7 @@ class Settings(BaseSettings):
 
     # Review
     review_token: SecretStr | None = Field(None, alias="REVIEW_TOKEN")
+    review_eval_file: Path = Field(Path("eval.yaml"), alias="REVIEW_EVAL_FILE")
     log_retention_days: int | None = Field(None, alias="LOG_RETENTION_DAYS", ge=1)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", alias="LOG_LEVEL")
 

@@ -258,3 +258,73 @@ def test_the_stale_page_shows_each_changed_line_under_its_page(db_url, docs):
     assert "Stale" in client.get(f"/questions/{a.log_id}").text
     assert f'href="/questions/{a.log_id}"' in client.get("/questions?stale=1").text
     assert "1 stale answer</a>" in client.get("/").text
+
+
+def test_the_detail_view_shows_each_cited_passage_whole_with_the_cited_lines_marked(db_url, docs):
+    from bot.review.app import create_app
+
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs, search_mode="bm25"))
+    rt.sync()
+    a = rt.ask("How long is the warranty on Pods Pro?", answerer="local")
+    page = create_app(rt.engine).test_client().get(f"/questions/{a.log_id}").text
+    assert "the passage, cited lines marked" in page
+    assert "<mark>9: Auralis Pods 2 come with a 1-year limited warranty" in page
+    assert "## How long" not in page and "How long the warranty lasts" in page
+
+
+def test_gaps_say_why_when_and_where_and_hide_unrelated_pages(logged):
+    from bot.logs.report import gaps
+
+    [discount, swimming] = gaps(logged.engine)[:2]
+    assert discount.count == 2 and discount.reasons == {"no answer": 2} and discount.channels == ["C_HELP"]
+    assert discount.first_asked <= discount.last_asked
+    assert swimming.reasons == {"not helpful": 1}
+    assert discount.pages and discount.closest_pages() == [], "the nearest page shares no word with the question"
+    assert swimming.closest_pages() == ["help/water-resistance.rst"], "the page the unhelpful answer cited"
+
+
+def test_writing_needs_the_token_and_the_pages_csrf_field(logged):
+    from bot.review.app import create_app
+
+    read_only = create_app(logged.engine).test_client()
+    assert "Mark covered" not in read_only.get("/gaps").text
+    assert read_only.post("/gaps/covered", data={"ids": "1"}).status_code == 403
+    client = create_app(logged.engine, token="s3cret-review").test_client()
+    auth = {"Authorization": "Bearer s3cret-review"}
+    assert client.post("/gaps/covered", data={"ids": "1", "csrf": "guess"}, headers=auth).status_code == 403
+    assert client.get("/gaps", headers=auth).text.count("Mark covered") == 2
+
+
+def test_a_gap_marked_covered_leaves_the_list_until_it_is_asked_again(logged):
+    import re
+
+    from bot.review.app import create_app
+
+    client = create_app(logged.engine, token="s3cret-review").test_client()
+    auth = {"Authorization": "Bearer s3cret-review"}
+    page = client.get("/gaps", headers=auth).text
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+    ids = re.search(r'name="ids" value="([\d,]+)"', page).group(1)  # the most asked gap: the student discount
+    assert client.post("/gaps/covered", data={"ids": ids, "csrf": csrf}, headers=auth).status_code == 303
+    assert "student" not in client.get("/gaps", headers=auth).text.lower()
+    logged.ask("Is there a discount for students?", answerer="local")
+    assert "Is there a discount for students?" in client.get("/gaps", headers=auth).text
+
+
+def test_an_answered_question_can_be_added_to_the_eval_set_once(logged, tmp_path):
+    import re
+
+    import yaml
+
+    from bot.review.app import create_app
+
+    a = logged.ask("How much is express delivery?", answerer="local")
+    eval_file = tmp_path / "eval.yaml"
+    client = create_app(logged.engine, token="s3cret-review", eval_file=eval_file).test_client()
+    auth = {"Authorization": "Bearer s3cret-review"}
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', client.get(f"/questions/{a.log_id}", headers=auth).text).group(1)
+    assert "Added to" in client.post(f"/questions/{a.log_id}/eval", data={"csrf": csrf}, headers=auth).text
+    assert "Already in" in client.post(f"/questions/{a.log_id}/eval", data={"csrf": csrf}, headers=auth).text
+    assert yaml.safe_load(eval_file.read_text()) == [
+        {"question": "How much is express delivery?", "sources": ["help/shipping.html"]}
+    ]

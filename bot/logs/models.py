@@ -68,3 +68,10 @@ cited_pages = Table(  # which pages each answer cited: a sync looks up the answe
     PrimaryKeyConstraint("question_id", "path"),
     Index("ix_log_cited_pages_path", "path"),
 )
+
+covered = Table(  # gap questions a docs owner marked as covered: hidden from the gaps until asked again
+    "log_covered",
+    metadata,
+    Column("question_id", Integer, ForeignKey("log_questions.id", ondelete="CASCADE"), primary_key=True),
+    Column("marked_at", DateTime(timezone=True), nullable=False),
+)

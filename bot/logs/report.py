@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Engine, and_, case, delete, exists, func, or_, select
+from sqlalchemy import Engine, and_, case, delete, exists, func, insert, or_, select
 
-from bot.logs.models import cited_pages, feedback, questions, searches
-from kb.models import sync_runs
+from bot.logs.models import cited_pages, covered, feedback, questions, searches
+from kb.models import chunks, sync_runs
 from kb.tokens import DEFAULT_TOKENIZER
 
 _AGE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
@@ -144,7 +144,28 @@ def question_trace(engine: Engine, question_id: int) -> dict | None:
                 select(feedback).where(feedback.c.question_id == question_id).order_by(feedback.c.id)
             ).mappings()
         ]
+        trace["passages"] = _cited_passages(conn, trace)
     return trace
+
+
+def _cited_passages(conn, trace: dict) -> dict[int, dict]:
+    """Each cited chunk's whole passage as the index has it now, its cited lines marked, by source number.
+    A chunk re-indexed since (its page changed) is gone: the review shows the cited lines alone."""
+    ids = {c["chunk_id"] for c in trace.get("cited") or [] if c.get("chunk_id")}
+    if not ids:
+        return {}
+    found = {r.id: r for r in conn.execute(select(chunks.c.id, chunks.c.heading, chunks.c.lines).where(chunks.c.id.in_(ids)))}
+    passages: dict[int, dict] = {}
+    for c in trace["cited"]:
+        row = found.get(c.get("chunk_id"))
+        cited = {number for number, _ in c.get("lines") or []}
+        if row is None or not cited <= {number for number, _ in row.lines}:
+            continue
+        entry = passages.setdefault(c["n"], {"heading": row.heading, "lines": [], "cited": set()})
+        if not entry["lines"]:
+            entry["lines"] = [(number, text) for number, text in row.lines]
+        entry["cited"] |= cited
+    return passages
 
 
 EXPORT_FIELDS = [
@@ -234,6 +255,7 @@ def prune(engine: Engine, older_than: timedelta) -> int:
         conn.execute(delete(searches).where(searches.c.question_id.in_(old)))
         conn.execute(delete(feedback).where(feedback.c.question_id.in_(old)))
         conn.execute(delete(cited_pages).where(cited_pages.c.question_id.in_(old)))
+        conn.execute(delete(covered).where(covered.c.question_id.in_(old)))
         return conn.execute(delete(questions).where(questions.c.created_at < cutoff)).rowcount
 
 
@@ -250,6 +272,8 @@ class Gap:
     questions: list[dict] = field(default_factory=list)  # newest first
     words: set[str] = field(default_factory=set)
     pages: dict[str, int] = field(default_factory=dict)  # closest page path -> how often it came up
+    page_words: dict[str, set[str]] = field(default_factory=dict)  # a closest page's content words (title and path)
+    cited: set[str] = field(default_factory=set)  # pages an unhelpful answer cited
 
     @property
     def count(self) -> int:
@@ -259,8 +283,36 @@ class Gap:
     def latest(self) -> dict:
         return self.questions[0]
 
+    @property
+    def first_asked(self) -> datetime:
+        return self.questions[-1]["created_at"]
+
+    @property
+    def last_asked(self) -> datetime:
+        return self.latest["created_at"]
+
+    @property
+    def ids(self) -> list[int]:
+        return [q["id"] for q in self.questions]
+
+    @property
+    def reasons(self) -> dict[str, int]:
+        """Why each question is a gap: the bot found no answer, or someone marked its answer not helpful."""
+        out: dict[str, int] = {}
+        for q in self.questions:
+            reason = "not helpful" if q["status"] == "answered" else "no answer"
+            out[reason] = out.get(reason, 0) + 1
+        return out
+
+    @property
+    def channels(self) -> list[str]:
+        return sorted({q["channel"] for q in self.questions if q.get("channel")})
+
     def closest_pages(self, n: int = 3) -> list[str]:
-        return [p for p, _ in sorted(self.pages.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+        """The pages an unhelpful answer cited, and those an abstention came closest with where they share a word
+        with the questions: when the docs simply don't cover a topic, the nearest pages are noise."""
+        related = [p for p in self.pages if p in self.cited or self.page_words.get(p, set()) & self.words]
+        return sorted(related, key=lambda p: (-self.pages[p], p))[:n]
 
 
 def _content_words(text: str) -> set[str]:
@@ -296,7 +348,11 @@ def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW) ->
             func.coalesce(fb.c.downs, 0).label("downs"),
         )
         .outerjoin(fb, fb.c.question_id == questions.c.id)
-        .where(or_(questions.c.status.in_(("abstained", "budget_exhausted")), fb.c.downs > 0))
+        .where(
+            or_(questions.c.status.in_(("abstained", "budget_exhausted")), fb.c.downs > 0),
+            questions.c.source != "eval",
+            ~exists().where(covered.c.question_id == questions.c.id),
+        )
         .order_by(questions.c.created_at.desc(), questions.c.id.desc())
         .limit(window)
     )
@@ -317,6 +373,25 @@ def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW) ->
             for w in words - group.words:
                 holding.setdefault(w, []).append(found)
             group.words |= words
-            for page in [*(row["closest"] or []), *(row["sources"] or [])]:
+            for page in row["sources"] or []:  # what an unhelpful answer cited: related by definition
                 group.pages[page["path"]] = group.pages.get(page["path"], 0) + 1
+                group.cited.add(page["path"])
+            for page in row["closest"] or []:  # what an abstention came closest with: related only if it shares a word
+                path = page["path"]
+                group.pages[path] = group.pages.get(path, 0) + 1
+                if path not in group.page_words:
+                    group.page_words[path] = _content_words(f"{page.get('title', '')} {path.replace('/', ' ').replace('-', ' ')}")
     return sorted(groups, key=lambda g: (-g.count, -g.latest["id"]))
+
+
+def mark_covered(engine: Engine, question_ids: list[int]) -> int:
+    """Mark a gap's questions as covered by the docs now: they leave the gaps list; the same question asked
+    after this is a new gap."""
+    with engine.begin() as conn:
+        known = set(conn.execute(select(covered.c.question_id).where(covered.c.question_id.in_(question_ids))).scalars())
+        fresh = [i for i in dict.fromkeys(question_ids) if i not in known]
+        existing = set(conn.execute(select(questions.c.id).where(questions.c.id.in_(fresh))).scalars()) if fresh else set()
+        rows = [{"question_id": i, "marked_at": datetime.now(UTC)} for i in fresh if i in existing]
+        if rows:
+            conn.execute(insert(covered), rows)
+    return len(rows)

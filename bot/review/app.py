@@ -7,8 +7,10 @@ after which a cookie keeps it, or as an Authorization: Bearer header).
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
+from pathlib import Path
 from urllib.parse import urlencode
 
 from flask import Flask, abort, redirect, render_template, request
@@ -16,7 +18,16 @@ from sqlalchemy import Engine
 
 from bot.agent.types import STATUSES
 from bot.logs.overview import overview
-from bot.logs.report import Filters, gaps, list_questions, parse_age, question_trace, real_problems, sync_history
+from bot.logs.report import (
+    Filters,
+    gaps,
+    list_questions,
+    mark_covered,
+    parse_age,
+    question_trace,
+    real_problems,
+    sync_history,
+)
 from bot.logs.stale import count_stale, stale_by_page
 from bot.logs.store import ASKED_FROM
 from bot.review import charts
@@ -45,6 +56,7 @@ def check_binding(host: str, token: str | None) -> None:
 
 MAX_ID = 2**63 - 1
 PAGE = 50  # questions a page
+GAP_WINDOWS = ("7d", "30d", "90d", "all")
 
 
 def _page_id(value: str | None) -> int | None:
@@ -54,8 +66,21 @@ def _page_id(value: str | None) -> int | None:
 MAX_PARAM = 500  # characters in a filter: a search is words, not a document
 
 
-def create_app(engine: Engine, token: str | None = None) -> Flask:
+def create_app(engine: Engine, token: str | None = None, eval_file: Path | None = None) -> Flask:
+    """With a token the page can also change things (mark a gap covered, add a question to the eval set),
+    by POST with a CSRF field derived from the token; without one it is read-only."""
     app = Flask(__name__)
+    csrf = hmac.new(token.encode(), b"supportbot-review-csrf", hashlib.sha256).hexdigest() if token else None
+
+    @app.context_processor
+    def writing():
+        return {"csrf": csrf, "writable": bool(token)}
+
+    def check_write() -> None:
+        if not token:
+            abort(403)
+        if not hmac.compare_digest((request.form.get("csrf") or "").encode(), csrf.encode()):
+            abort(403)
 
     @app.before_request
     def bounded_input():
@@ -100,6 +125,12 @@ def create_app(engine: Engine, token: str | None = None) -> Flask:
         return render_template(
             "message.html", title="Bad request", message=f"A filter is too long (over {MAX_PARAM} characters)."
         ), 400
+
+    @app.errorhandler(403)
+    def forbidden(_):
+        return render_template(
+            "message.html", title="Read-only", message="Changes need REVIEW_TOKEN and a form from this page."
+        ), 403
 
     @app.errorhandler(404)
     def not_found(_):
@@ -185,7 +216,27 @@ def create_app(engine: Engine, token: str | None = None) -> Flask:
 
     @app.get("/gaps")
     def gap_list():
-        return render_template("gaps.html", groups=gaps(engine)[:50])
+        since = request.args.get("since") if request.args.get("since") in GAP_WINDOWS else "30d"
+        return render_template(
+            "gaps.html", groups=gaps(engine, None if since == "all" else since)[:50], since=since, windows=GAP_WINDOWS
+        )
+
+    @app.post("/gaps/covered")
+    def gap_covered():
+        check_write()
+        ids = [int(i) for i in (request.form.get("ids") or "").split(",") if i.strip().isdigit() and int(i) <= MAX_ID]
+        mark_covered(engine, ids)
+        return redirect("/gaps", code=303)
+
+    @app.post("/questions/<int:question_id>/eval")
+    def add_to_eval(question_id: int):
+        check_write()
+        trace = question_trace(engine, question_id) if question_id <= MAX_ID else None
+        if trace is None or eval_file is None:
+            abort(404)
+        added = add_eval_case(eval_file, trace)
+        message = f"Added to {eval_file}." if added else f"Already in {eval_file}, or it cites no page."
+        return render_template("message.html", title="Eval set", message=message)
 
     @app.get("/syncs")
     def sync_list():
@@ -194,8 +245,22 @@ def create_app(engine: Engine, token: str | None = None) -> Flask:
     return app
 
 
-def serve(engine: Engine, host: str, port: int, token: str | None) -> None:
+def add_eval_case(path: Path, trace: dict) -> bool:
+    """Append an answered question and the pages it cited to a YAML eval file (`supportbot eval` reads it)."""
+    import yaml
+
+    by_n = {s["n"]: s["path"] for s in trace.get("sources") or []}
+    pages = sorted({by_n[c["n"]] for c in trace.get("cited") or [] if c.get("n") in by_n})
+    cases = (yaml.safe_load(path.read_text()) if path.exists() else None) or []
+    if not pages or any(c.get("question") == trace["question"] for c in cases):
+        return False
+    cases.append({"question": trace["question"], "sources": pages})
+    path.write_text(yaml.safe_dump(cases, sort_keys=False, allow_unicode=True))
+    return True
+
+
+def serve(engine: Engine, host: str, port: int, token: str | None, eval_file: Path | None = None) -> None:
     import waitress
 
     check_binding(host, token)
-    waitress.serve(create_app(engine, token), host=host, port=port, threads=4, ident="supportbot-review")
+    waitress.serve(create_app(engine, token, eval_file), host=host, port=port, threads=4, ident="supportbot-review")
