@@ -418,7 +418,10 @@ def logs_group(ctx, status, feedback_, problems, stale, channel, source, since, 
         when = r["created_at"].strftime("%Y-%m-%d %H:%M")
         where = r["channel"] or r["source"]
         flags = (
-            ("!" if r["problems"] else " ") + {"down": "-", "up": "+"}.get(r["feedback"], " ") + ("~" if r["stale_at"] else " ")
+            ("!" if r["problems"] else " ")
+            + {"down": "-", "up": "+"}.get(r["feedback"], " ")
+            + ("~" if r["stale_at"] else " ")
+            + ("^" if r["escalated_at"] else " ")
         )
         click.echo(f"{r['id']:>6}  {when}  {where:<12.12}  {r['status']:<16} {flags}  {' '.join(r['question'].split())[:80]}")
 

@@ -53,6 +53,8 @@ class Settings(BaseSettings):
     slack_channels_file: Path | None = Field(None, alias="SLACK_CHANNELS_FILE")
     slack_max_question_chars: int = Field(2000, alias="SLACK_MAX_QUESTION_CHARS", ge=50)
     slack_answer_bots: bool = Field(False, alias="SLACK_ANSWER_BOTS")
+    slack_escalation_channel: str | None = Field(None, alias="SLACK_ESCALATION_CHANNEL", pattern=r"^[A-Z0-9]{2,30}$")
+    slack_escalation_mention: str | None = Field(None, alias="SLACK_ESCALATION_MENTION", pattern=r"^S[A-Z0-9]{1,29}$")
     slack_claim_lease_seconds: float = Field(30, alias="SLACK_CLAIM_LEASE_SECONDS", gt=0)
     answer_recovery_hours: float = Field(1, alias="ANSWER_RECOVERY_HOURS", ge=0)
     shutdown_grace_seconds: float = Field(20, alias="SHUTDOWN_GRACE_SECONDS", ge=0)

@@ -32,6 +32,8 @@ questions = Table(
     Column("index_version", Integer),
     Column("stale_at", DateTime(timezone=True)),  # when a sync changed or removed a line this answer cited
     Column("stale", JSON),  # [{"path", "line", "old", "new"}]: the cited lines that changed (new: None if gone)
+    Column("escalated_at", DateTime(timezone=True)),  # when someone clicked "Ask a person" (once)
+    Column("escalated_by", String(64)),  # the Slack user who clicked
     Index("ix_log_questions_created_at", "created_at"),
     Index("ix_log_questions_status", "status"),
 )

@@ -92,6 +92,7 @@ def list_questions(engine: Engine, f: Filters) -> list[dict]:
         questions.c.latency_ms,
         questions.c.problems,
         questions.c.stale_at,
+        questions.c.escalated_at,
         func.coalesce(fb.c.ups, 0).label("ups"),
         func.coalesce(fb.c.downs, 0).label("downs"),
     ).outerjoin(fb, fb.c.question_id == questions.c.id)
@@ -186,6 +187,7 @@ EXPORT_FIELDS = [
     "error",
     "latency_ms",
     "stale",
+    "escalated",
     "feedback",
     "searches",
 ]
@@ -198,8 +200,8 @@ def export_records(engine: Engine, f: Filters, limit: int | None = None) -> Iter
     """Every matching question with its searches and feedback, newest first, read a batch at a time (keyset
     pagination on id, three queries a batch), so memory stays flat however many rows match."""
     conditions = _conditions(f)
-    columns = [questions.c[k] for k in EXPORT_FIELDS if k not in ("feedback", "searches", "stale")]
-    columns.append(questions.c.stale_at)
+    columns = [questions.c[k] for k in EXPORT_FIELDS if k not in ("feedback", "searches", "stale", "escalated")]
+    columns += [questions.c.stale_at, questions.c.escalated_at]
     last_id, sent = None, 0
     with engine.connect() as conn:
         while limit is None or sent < limit:
@@ -222,6 +224,7 @@ def export_records(engine: Engine, f: Filters, limit: int | None = None) -> Iter
                     continue
                 r["created_at"] = r["created_at"].isoformat()
                 r["stale"] = r.pop("stale_at") is not None
+                r["escalated"] = r.pop("escalated_at") is not None
                 r["searches"], r["feedback"] = found[r["id"]], votes[r["id"]]
                 yield {k: r.get(k) for k in EXPORT_FIELDS}
                 sent += 1
@@ -297,11 +300,13 @@ class Gap:
 
     @property
     def reasons(self) -> dict[str, int]:
-        """Why each question is a gap: the bot found no answer, or someone marked its answer not helpful."""
+        """Why each question is a gap: the bot found no answer, someone marked its answer not helpful, or the asker
+        asked a person."""
         out: dict[str, int] = {}
         for q in self.questions:
-            reason = "not helpful" if q["status"] == "answered" else "no answer"
-            out[reason] = out.get(reason, 0) + 1
+            reason = "no answer" if q["status"] != "answered" else "not helpful" if q.get("downs") else None
+            for r in filter(None, (reason, "escalated" if q.get("escalated_at") else None)):
+                out[r] = out.get(r, 0) + 1
         return out
 
     @property
@@ -345,11 +350,12 @@ def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW) ->
             questions.c.closest,
             questions.c.sources,
             questions.c.channel,
+            questions.c.escalated_at,
             func.coalesce(fb.c.downs, 0).label("downs"),
         )
         .outerjoin(fb, fb.c.question_id == questions.c.id)
         .where(
-            or_(questions.c.status.in_(("abstained", "budget_exhausted")), fb.c.downs > 0),
+            or_(questions.c.status.in_(("abstained", "budget_exhausted")), fb.c.downs > 0, questions.c.escalated_at.is_not(None)),
             questions.c.source != "eval",
             ~exists().where(covered.c.question_id == questions.c.id),
         )

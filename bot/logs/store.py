@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal, get_args
 
-from sqlalchemy import Engine, insert
+from sqlalchemy import Engine, insert, or_, select, update
 
 from bot.agent.types import Answer
 from bot.logs.models import cited_pages, feedback, questions, searches
@@ -87,3 +87,27 @@ def record_feedback(engine: Engine, question_id: int, value: str, user_id: str |
         raise ValueError(f"feedback is 'up' or 'down', not {value!r}")
     with engine.begin() as conn:
         conn.execute(insert(feedback).values(question_id=question_id, created_at=now(), user_id=user_id, value=value))
+
+
+def escalate(engine: Engine, question_id: int, user_id: str | None, team: str | None) -> dict | None:
+    """Record that a person was asked about this question: the row, the first time; None when it was already
+    escalated, does not exist, or belongs to another workspace (a forged click)."""
+    with engine.begin() as conn:
+        done = conn.execute(
+            update(questions)
+            .where(
+                questions.c.id == question_id,
+                questions.c.escalated_at.is_(None),
+                or_(questions.c.team.is_(None), questions.c.team == team),
+            )
+            .values(escalated_at=now(), escalated_by=user_id)
+        )
+        if done.rowcount != 1:
+            return None
+        return dict(conn.execute(select(questions).where(questions.c.id == question_id)).mappings().one())
+
+
+def unescalate(engine: Engine, question_id: int) -> None:
+    """The hand-over could not be posted: the question is open to "Ask a person" again."""
+    with engine.begin() as conn:
+        conn.execute(update(questions).where(questions.c.id == question_id).values(escalated_at=None, escalated_by=None))

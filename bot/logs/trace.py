@@ -30,6 +30,11 @@ def render_trace(t: dict) -> str:
         )
     if t.get("error"):
         out.append(f"Error:    {t['error']}")
+    if t.get("escalated_at"):
+        out.append(f"Escalated: a person was asked by {t.get('escalated_by') or '?'} at {t['escalated_at']:%Y-%m-%d %H:%M}")
+    for line in t.get("stale") or []:
+        now_text = line["new"] if line.get("new") is not None else "(gone)"
+        out.append(f"Stale:    {line['path']} line {line['line']} was {line['old']!r}, now {now_text!r}")
     out.append("")
     for n, s in enumerate(t["searches"], 1):
         scope = f" in {s['collection']}" if s.get("collection") else ""

@@ -6,11 +6,14 @@ channels:
   C0999ZZZZ:
     collections: [api]
     follow_ups: true       # answer replies in threads the bot answered, without a mention
+    escalate_to: C0SUPPORT # "Ask a person" posts here (default: SLACK_ESCALATION_CHANNEL)
+    escalate_mention: S0123ABCD  # and mentions this user group
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -26,6 +29,8 @@ class AccessConfigError(SupportbotError, ValueError):
 class ChannelRule:
     collections: list[str] | None  # None: every collection
     follow_ups: bool = False
+    escalate_to: str | None = None  # the channel "Ask a person" posts to (None: no button)
+    escalate_mention: str | None = None  # a user group (S...) mentioned there
 
 
 @dataclass
@@ -37,7 +42,18 @@ class Access:
         return self.default if is_dm else self.channels.get(channel, self.default)
 
     @classmethod
-    def load(cls, path: Path | None) -> Access:
+    def load(cls, path: Path | None, escalate_to: str | None = None, escalate_mention: str | None = None) -> Access:
+        """escalate_to / escalate_mention (SLACK_ESCALATION_CHANNEL / _MENTION): where a rule names none."""
+        access = cls._read(path)
+        if not escalate_to:
+            return access
+        fill = lambda r: (
+            r if r.escalate_to else replace(r, escalate_to=escalate_to, escalate_mention=r.escalate_mention or escalate_mention)
+        )
+        return cls(fill(access.default), {cid: fill(r) for cid, r in access.channels.items()})
+
+    @classmethod
+    def _read(cls, path: Path | None) -> Access:
         if path is None:
             return cls()
         try:
@@ -59,5 +75,21 @@ def _rule(value, path, where) -> ChannelRule:
         return ChannelRule([str(c) for c in value])
     if isinstance(value, dict):
         cols = value.get("collections")
-        return ChannelRule([str(c) for c in cols] if cols is not None else None, bool(value.get("follow_ups", False)))
+        return ChannelRule(
+            [str(c) for c in cols] if cols is not None else None,
+            bool(value.get("follow_ups", False)),
+            _slack_id(value.get("escalate_to"), path, where, "C"),
+            _slack_id(value.get("escalate_mention"), path, where, "S"),
+        )
     raise AccessConfigError(f"SLACK_CHANNELS_FILE {path}: '{where}' must be a list of collections or a mapping")
+
+
+def _slack_id(value, path, where, kind: str) -> str | None:
+    """A channel (C..., G...) or user group (S...) ID as Slack writes them; anything else is a config error."""
+    if value is None:
+        return None
+    text = str(value)
+    if not re.fullmatch(r"[A-Z0-9]{2,30}", text) or (kind == "S" and not text.startswith("S")):
+        what = "a user group ID (S...)" if kind == "S" else "a channel ID (C...)"
+        raise AccessConfigError(f"SLACK_CHANNELS_FILE {path}: '{where}' escalation must be {what}, not {text!r}")
+    return text

@@ -206,7 +206,7 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
             rule = slack.access.rule(job.channel, job.is_dm)
             origin = Origin("slack", team=job.team, channel=job.channel, user_id=job.user, thread_ts=job.root)
             answer = slack.runtime.ask(text, history, collections=rule.collections, origin=origin)
-            for message in answer_messages(answer, notice):
+            for message in answer_messages(answer, notice, escalate=bool(rule.escalate_to)):
                 post(message)
             retrying(slack.db_retry_s)(mark_answered, slack.runtime.engine, keys)
             log.info(

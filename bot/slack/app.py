@@ -30,7 +30,7 @@ from bot.settings import Settings
 from bot.slack.access import Access
 from bot.slack.answering import Slack, answer_held, recover
 from bot.slack.claims import release, renew
-from bot.slack.listeners import feedback, mentions, messages
+from bot.slack.listeners import register_all
 from kb.errors import SupportbotError
 
 log = logging.getLogger(__name__)
@@ -120,15 +120,14 @@ def build_app(runtime: Runtime, settings: Settings) -> tuple[App, Slack]:
     )
     slack = Slack(
         runtime,
-        Access.load(settings.slack_channels_file),
+        Access.load(settings.slack_channels_file, settings.slack_escalation_channel, settings.slack_escalation_mention),
         settings.slack_max_question_chars,
         settings.slack_answer_bots,
         lease=timedelta(seconds=settings.slack_claim_lease_seconds),
         recovery_horizon=timedelta(hours=settings.answer_recovery_hours),
         db_retry_s=settings.db_retry_seconds,
     )
-    for listeners in (mentions, messages, feedback):
-        listeners.register(app, slack)
+    register_all(app, slack)
     return app, slack
 
 

@@ -8,17 +8,15 @@ Limits kept: 3,000 characters per section, 50 blocks per message, 10 context ele
 from __future__ import annotations
 
 import json
+import re
 
 from bot.agent.types import Answer, Source
+from bot.slack.mrkdwn import escape, to_mrkdwn
 
 SECTION_LIMIT = 3000
 BLOCK_LIMIT = 50
 FALLBACK_LIMIT = 3900
 MESSAGE_TEXT_BUDGET = 12_000  # Slack refuses messages whose blocks hold much more (msg_blocks_too_long)
-
-
-def escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def link_label(text: str) -> str:
@@ -62,28 +60,30 @@ def link_lines(links: list[str], per_element: int = 5) -> list[str]:
     return ["   ".join(links[i : i + per_element]) for i in range(0, len(links), per_element)]
 
 
-def feedback_actions(log_id: int | None) -> dict:
+def feedback_actions(log_id: int | None, escalate: bool = False) -> dict:
+    """Helpful / not helpful, and "Ask a person" where the channel has somewhere to send it."""
     value = str(log_id or 0)
-    return {
-        "type": "actions",
-        "block_id": f"feedback:{value}",
-        "elements": [
-            {"type": "button", "action_id": "feedback_up", "text": {"type": "plain_text", "text": "👍 Helpful"}, "value": value},
-            {
-                "type": "button",
-                "action_id": "feedback_down",
-                "text": {"type": "plain_text", "text": "👎 Not helpful"},
-                "value": value,
-            },
-        ],
-    }
+    elements = [
+        {"type": "button", "action_id": "feedback_up", "text": {"type": "plain_text", "text": "👍 Helpful"}, "value": value},
+        {
+            "type": "button",
+            "action_id": "feedback_down",
+            "text": {"type": "plain_text", "text": "👎 Not helpful"},
+            "value": value,
+        },
+    ]
+    if escalate:
+        elements.append(
+            {"type": "button", "action_id": "escalate", "text": {"type": "plain_text", "text": "🙋 Ask a person"}, "value": value}
+        )
+    return {"type": "actions", "block_id": f"feedback:{value}", "elements": elements}
 
 
-def answer_blocks(answer: Answer, notice: str | None = None) -> list[dict]:
+def answer_blocks(answer: Answer, notice: str | None = None, escalate: bool = False) -> list[dict]:
     blocks: list[dict] = []
     if notice:
         blocks.append(context([escape(notice)]))
-    blocks += [section(piece) for piece in split_text(escape(answer.answer))]
+    blocks += [section(piece) for piece in split_text(to_mrkdwn(answer.answer))]
     if answer.sources:
         blocks.append(context(["*Sources*", *link_lines([source_link(s) for s in answer.sources])]))
     elif answer.closest:
@@ -91,7 +91,7 @@ def answer_blocks(answer: Answer, notice: str | None = None) -> list[dict]:
     if answer.status == "answered" and answer.answerer == "local":
         blocks.append(context(["_Extractive answer: quoted from the docs without a language model._"]))
     if answer.log_id is not None and answer.status in ("answered", "abstained"):
-        blocks.append(feedback_actions(answer.log_id))
+        blocks.append(feedback_actions(answer.log_id, escalate))
     return blocks
 
 
@@ -102,15 +102,15 @@ def fallback_text(answer: Answer) -> str:
     return text[:FALLBACK_LIMIT]
 
 
-def answer_messages(answer: Answer, notice: str | None = None) -> list[dict]:
-    """One message, or several when the blocks outgrow one: each {"text", "blocks"}."""
+def answer_messages(answer: Answer, notice: str | None = None, escalate: bool = False) -> list[dict]:
+    """One message, or several when the blocks outgrow one: each {"text", "blocks"}. escalate: offer "Ask a person"."""
     if answer.status == "error":
         return [reason_message(answer.answer)]
     text = fallback_text(answer)
     messages: list[dict] = []
     current: list[dict] = []
     size = 0
-    for block in answer_blocks(answer, notice):
+    for block in answer_blocks(answer, notice, escalate):
         length = len(json.dumps(block))
         if current and (len(current) == BLOCK_LIMIT or size + length > MESSAGE_TEXT_BUDGET):
             messages.append({"text": text if not messages else "(continued)", "blocks": current})
@@ -128,3 +128,22 @@ def reason_message(text: str) -> dict:
 
 def plain_message(text: str) -> dict:
     return {"text": escape(text), "blocks": [section(escape(text))]}
+
+
+def _id(value: str | None) -> str | None:
+    """A Slack ID from a payload or the log, only if it looks like one (it is put inside <...> markup)."""
+    return value if value and re.fullmatch(r"[A-Z0-9_]{2,40}", value) else None
+
+
+def escalation_message(row: dict, clicked_by: str | None, permalink: str | None, mention: str | None) -> dict:
+    """What the escalation channel reads: who asked what where, what the bot said, and the way to the thread."""
+    who, where, group = _id(row.get("user_id") or clicked_by), _id(row.get("channel")), _id(mention)
+    head = (f"<!subteam^{group}> " if group else "") + "A question for a person" + (f" from <@{who}>" if who else "")
+    head += f" in <#{where}>:" if where and not where.startswith("D") else " (in a direct message):"
+    said = {"answered": "The bot answered", "abstained": "The bot found nothing in the docs"}.get(row["status"], "The bot failed")
+    summary = " ".join(row.get("answer", "").split())[:300]
+    lines = [head, "> " + escape(" ".join(row["question"].split()))[:1000], f"{said}: {escape(summary)}"]
+    if permalink and permalink.startswith("https://"):
+        lines.append(f"<{escape(permalink)}|Open the thread>")
+    text = "\n".join(lines)
+    return {"text": text, "blocks": [section(text)]}

@@ -168,6 +168,12 @@ class FakeSlack:
         msg["text"] = p.get("text", msg["text"])
         return {"ok": True, "channel": p["channel"], "ts": p["ts"]}
 
+    def api_chat_getPermalink(self, p):
+        if (p.get("channel"), p.get("message_ts")) not in self.messages:
+            return {"ok": False, "error": "message_not_found"}
+        ts = p["message_ts"].replace(".", "")
+        return {"ok": True, "channel": p["channel"], "permalink": f"https://fake.slack.test/archives/{p['channel']}/p{ts}"}
+
     def api_chat_postEphemeral(self, p):
         self.ephemerals.append(p)
         return {"ok": True, "message_ts": self._next_ts()}
@@ -285,14 +291,14 @@ class FakeSlack:
         headers = {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"} if retry_num else {}
         return self.post(url, json.dumps(envelope).encode(), "application/json", headers, signed)
 
-    def click(self, url: str, message: dict, action_id: str, user: str = "U1") -> int:
+    def click(self, url: str, message: dict, action_id: str, user: str = "U1", team: str = TEAM) -> int:
         """A signed block_actions payload for a button in one of the bot's messages."""
         button = next(
             e for b in message["blocks"] if b["type"] == "actions" for e in b["elements"] if e["action_id"] == action_id
         )
         payload = {
             "type": "block_actions",
-            "team": {"id": TEAM},
+            "team": {"id": team},
             "user": {"id": user},
             "api_app_id": "A1",
             "channel": {"id": message["channel"]},

@@ -1,0 +1,13 @@
+"""Every Slack route the bot answers, registered in one place."""
+
+from __future__ import annotations
+
+from slack_bolt import App
+
+from bot.slack.answering import Slack
+from bot.slack.listeners import escalation, feedback, mentions, messages
+
+
+def register_all(app: App, slack: Slack) -> None:
+    for listeners in (mentions, messages, feedback, escalation):
+        listeners.register(app, slack)

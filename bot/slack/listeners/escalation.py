@@ -1,0 +1,63 @@
+"""The "Ask a person" button: the question, the asker, the bot's answer and a link to the thread go to the
+channel's escalation channel (mentioning its support group), once per question however often it is clicked."""
+
+from __future__ import annotations
+
+import logging
+
+from slack_bolt import App
+from slack_sdk.errors import SlackApiError
+
+from bot.logs.store import escalate, unescalate
+from bot.slack.answering import Slack
+from bot.slack.render import escalation_message, section
+
+log = logging.getLogger(__name__)
+
+ASKED = "I've asked a person in <#{channel}> to help with this; they'll reply here."  # channel: a configured ID
+ALREADY = "A person has already been asked about this question."
+COULD_NOT = "Sorry, I couldn't reach the support channel, so no one was asked yet. Please try again, or ask there directly."
+
+
+def register(app: App, slack: Slack) -> None:
+    @app.action("escalate")
+    def on_escalate(ack, body, action, client):
+        ack()
+        user = (body.get("user") or {}).get("id")
+        team = (body.get("team") or {}).get("id")
+        channel = (body.get("channel") or {}).get("id")
+        message = body.get("message") or {}
+        thread = message.get("thread_ts") or message.get("ts")
+        try:
+            log_id = int(action.get("value") or 0)
+        except ValueError:
+            return
+        row = escalate(slack.runtime.engine, log_id, user, team)
+        if row is None:  # unknown, another workspace's, or already handed over: say so privately
+            if channel and user:
+                client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread, text=ALREADY)
+            log.info("escalation of %s refused: unknown, foreign or already escalated", log_id)
+            return
+        rule = slack.access.rule(row["channel"] or channel, is_dm=str(row["channel"] or channel).startswith("D"))
+        target = rule.escalate_to
+        if not target:
+            log.warning("escalation of %s: no escalation channel is configured", log_id)
+            return
+        try:
+            permalink = client.chat_getPermalink(channel=channel, message_ts=thread).get("permalink")
+        except SlackApiError as e:
+            log.warning("chat.getPermalink failed in %s: %s", channel, e.response.get("error"))
+            permalink = None
+        try:
+            client.chat_postMessage(
+                channel=target, unfurl_links=False, **escalation_message(row, user, permalink, rule.escalate_mention)
+            )
+        except SlackApiError as e:  # e.g. the bot is not in that channel: undo, so a later click can succeed
+            unescalate(slack.runtime.engine, log_id)
+            why = e.response.get("error")
+            log.error("could not post the escalation of %s to %s: %s", log_id, target, why)
+            if channel and user:
+                client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread, text=f"{COULD_NOT} ({why})")
+            return
+        told = ASKED.format(channel=target)
+        client.chat_postMessage(channel=channel, thread_ts=thread, text=told, blocks=[section(told)])

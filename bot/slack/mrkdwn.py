@@ -1,0 +1,97 @@
+"""Markdown (as Claude writes it and as docs quote it) into Slack's mrkdwn, which spells most things differently.
+
+**bold** -> *bold*, *italic* / _italic_ -> _italic_, ~~struck~~ -> ~struck~, [text](https://...) -> <url|text>,
+# Heading -> *Heading*, "- item" -> "• item", a table -> an aligned monospace block (its header once), a leading
+"> " stays a quote. Code spans and fences are kept as written. Everything else is text: & < > are escaped, so
+nothing from a doc or the model can ping anyone or smuggle a link.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_CODE = re.compile(r"(`+)(.+?)\1")
+_LINK = re.compile(r"\[([^\]\n]+)\]\(\s*(https?://[^\s)]+)\s*\)")
+_BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_ITALIC = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
+_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_BULLET = re.compile(r"^(\s*)[-*+]\s+")
+_QUOTE = re.compile(r"^(\s*)>\s?")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _label(text: str) -> str:
+    return escape(" ".join(text.replace("|", "/").split()))
+
+
+def _inline(text: str) -> str:
+    """One line's inline markup; code spans are set aside first and come back untouched (but escaped)."""
+    kept: list[str] = []
+
+    def keep(piece: str) -> str:
+        kept.append(piece)
+        return f"\x00{len(kept) - 1}\x00"
+
+    text = _CODE.sub(lambda m: keep("`" + escape(m.group(2)) + "`"), text)
+    text = _LINK.sub(lambda m: keep(f"<{escape(m.group(2))}|{_label(m.group(1))}>"), text)
+    text = escape(text)
+    text = _BOLD.sub(lambda m: keep("*" + m.group(2) + "*"), text)
+    text = _ITALIC.sub(r"_\1_", text)
+    text = _STRIKE.sub(r"~\1~", text)
+    return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], text)
+
+
+def _cells(row: str) -> list[str]:
+    return [c.strip() for c in row.strip().strip("|").split("|")]
+
+
+def _table(rows: list[str]) -> list[str]:
+    """A Markdown table as an aligned monospace block: its header once, no rule line."""
+    cells = [_cells(r) for r in rows if not _TABLE_RULE.match(r)]
+    width = max(len(r) for r in cells)
+    cells = [r + [""] * (width - len(r)) for r in cells]
+    sizes = [max(len(r[i]) for r in cells) for i in range(width)]
+    lines = ["  ".join(c.ljust(sizes[i]) for i, c in enumerate(r)).rstrip() for r in cells]
+    return ["```", *(escape(line) for line in lines), "```"]
+
+
+def to_mrkdwn(markdown: str) -> str:
+    out: list[str] = []
+    lines = markdown.split("\n")
+    i, fenced = 0, False
+    while i < len(lines):
+        line = lines[i]
+        if _FENCE.match(line):
+            fenced = not fenced
+            out.append("```")
+        elif fenced:
+            out.append(escape(line))
+        elif _TABLE_ROW.match(line) and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
+            j = i
+            while j < len(lines) and _TABLE_ROW.match(lines[j]):
+                j += 1
+            out += _table(lines[i:j])
+            i = j
+            continue
+        elif heading := _HEADING.match(line):
+            out.append(f"*{_inline(heading.group(1))}*")
+        else:
+            quote = _QUOTE.match(line)
+            prefix = ""
+            if quote:  # a quote marker stays raw: '>' alone can form no control sequence
+                prefix, line = quote.group(1) + "> ", line[quote.end() :]
+            bullet = _BULLET.match(line)
+            if bullet:
+                prefix, line = prefix + bullet.group(1) + "• ", line[bullet.end() :]
+            out.append(prefix + _inline(line))
+        i += 1
+    if fenced:
+        out.append("```")
+    return "\n".join(out)

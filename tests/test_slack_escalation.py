@@ -1,0 +1,102 @@
+"""'Ask a person': a click hands the question to the support channel once, tells the asker, and is logged."""
+
+from sqlalchemy import create_engine, select
+
+from bot.logs.models import questions
+from tests.fakes.slack import BOT_USER, Fault
+
+SUPPORT = {"SLACK_ESCALATION_CHANNEL": "CSUPPORT", "SLACK_ESCALATION_MENTION": "S0HELPERS"}
+
+
+def answered(fake_slack, bot, text="How much is express delivery?", channel="C_GENERAL"):
+    msg = fake_slack.user_says(channel, f"<@{BOT_USER}> {text}")
+    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
+    [reply] = fake_slack.wait_for(lambda: fake_slack.replies(channel, msg["ts"]))
+    return msg, reply
+
+
+def posts_to(fake_slack, channel):
+    return [m for (c, _), m in list(fake_slack.messages.items()) if c == channel and m.get("bot_id")]
+
+
+def escalated_at(bot_env, thread_ts):
+    engine = create_engine(bot_env["DATABASE_URL"])
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(questions.c.escalated_at, questions.c.escalated_by).where(questions.c.thread_ts == thread_ts)
+        ).one()
+    engine.dispose()
+    return row
+
+
+def buttons(message) -> list[str]:
+    return [e["action_id"] for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]]
+
+
+def test_without_an_escalation_channel_there_is_no_button(fake_slack, bot):
+    _, reply = answered(fake_slack, bot)
+    assert "escalate" not in buttons(reply)
+
+
+def test_a_click_posts_the_question_to_the_support_channel_mentioning_its_group_and_tells_the_asker(
+    fake_slack, bot_env, start_bot
+):
+    bot = start_bot(bot_env | SUPPORT)
+    msg, reply = answered(fake_slack, bot)
+    assert "escalate" in buttons(reply)
+    assert fake_slack.click(bot.url, reply, "escalate", user="U_BOB") == 200
+    [handed] = fake_slack.wait_for(lambda: posts_to(fake_slack, "CSUPPORT"))
+    text = handed["text"]
+    assert text.startswith("<!subteam^S0HELPERS> A question for a person from <@U1> in <#C_GENERAL>:")
+    assert "How much is express delivery?" in text and "The bot answered" in text
+    assert f"https://fake.slack.test/archives/C_GENERAL/p{msg['ts'].replace('.', '')}" in text
+    told = fake_slack.wait_for(lambda: [m for m in fake_slack.replies("C_GENERAL", msg["ts"]) if "asked a person" in m["text"]])
+    assert "<#CSUPPORT>" in told[0]["text"]
+    when, who = escalated_at(bot_env, msg["ts"])
+    assert when is not None and who == "U_BOB"
+
+
+def test_a_double_click_asks_a_person_once(fake_slack, bot_env, start_bot):
+    bot = start_bot(bot_env | SUPPORT)
+    _, reply = answered(fake_slack, bot)
+    fake_slack.click(bot.url, reply, "escalate")
+    fake_slack.click(bot.url, reply, "escalate")
+    fake_slack.wait_for(lambda: [e for e in fake_slack.ephemerals if "already been asked" in e["text"]])
+    assert len(posts_to(fake_slack, "CSUPPORT")) == 1
+
+
+def test_a_click_from_another_workspace_hands_nothing_over(fake_slack, bot_env, start_bot):
+    bot = start_bot(bot_env | SUPPORT)
+    msg, reply = answered(fake_slack, bot)
+    fake_slack.click(bot.url, reply, "escalate", team="T_OTHER")
+    fake_slack.wait_for(lambda: [e for e in fake_slack.ephemerals if "already been asked" in e["text"]])
+    assert posts_to(fake_slack, "CSUPPORT") == [] and escalated_at(bot_env, msg["ts"])[0] is None
+
+
+def test_a_support_channel_the_bot_cannot_post_in_is_said_and_can_be_tried_again(fake_slack, bot_env, start_bot):
+    bot = start_bot(bot_env | SUPPORT)
+    msg, reply = answered(fake_slack, bot)
+    fake_slack.fail("chat.postMessage", Fault(error="not_in_channel"))
+    fake_slack.click(bot.url, reply, "escalate")
+    [sorry] = fake_slack.wait_for(lambda: [e for e in fake_slack.ephemerals if "couldn't reach the support channel" in e["text"]])
+    assert "not_in_channel" in sorry["text"] and escalated_at(bot_env, msg["ts"])[0] is None
+    fake_slack.click(bot.url, reply, "escalate")
+    fake_slack.wait_for(lambda: posts_to(fake_slack, "CSUPPORT"))
+
+
+def test_an_escalation_shows_in_logs_the_export_and_the_gaps(fake_slack, bot_env, start_bot):
+    import json
+
+    from tests.conftest import run_cli
+
+    bot = start_bot(bot_env | SUPPORT)
+    _, reply = answered(fake_slack, bot)
+    fake_slack.click(bot.url, reply, "escalate")
+    fake_slack.wait_for(lambda: posts_to(fake_slack, "CSUPPORT"))
+    db = bot_env["DATABASE_URL"]
+    listing = run_cli("logs", "--db", db).stdout
+    assert "^" in next(line for line in listing.splitlines() if "express delivery" in line)
+    [row] = [json.loads(x) for x in run_cli("logs", "export", "--db", db).stdout.splitlines() if "express" in x]
+    assert row["escalated"] is True
+    gaps = json.loads(run_cli("gaps", "--json", "--db", db).stdout)
+    assert gaps[0]["reasons"] == {"escalated": 1}
