@@ -58,11 +58,13 @@ def test_a_click_posts_the_question_to_the_support_channel_mentioning_its_group_
 
 def test_a_double_click_asks_a_person_once(fake_slack, bot_env, start_bot):
     bot = start_bot(bot_env | SUPPORT)
-    _, reply = answered(fake_slack, bot)
+    msg, reply = answered(fake_slack, bot)
     fake_slack.click(bot.url, reply, "escalate")
     fake_slack.click(bot.url, reply, "escalate")
-    fake_slack.wait_for(lambda: [e for e in fake_slack.ephemerals if "already been asked" in e["text"]])
-    assert len(posts_to(fake_slack, "CSUPPORT")) == 1
+    fake_slack.wait_for(lambda: [e for e in fake_slack.ephemerals if "already been asked" in e["text"]])  # one refused
+    fake_slack.wait_for(lambda: posts_to(fake_slack, "CSUPPORT"))  # the other handed over (it may finish last)
+    told = fake_slack.wait_for(lambda: [m for m in fake_slack.replies("C_GENERAL", msg["ts"]) if "asked a person" in m["text"]])
+    assert len(posts_to(fake_slack, "CSUPPORT")) == 1 and len(told) == 1
 
 
 def test_a_click_from_another_workspace_hands_nothing_over(fake_slack, bot_env, start_bot):
