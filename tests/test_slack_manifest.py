@@ -1,0 +1,39 @@
+"""The manifest asks for the scopes the code's Web API calls need, and no more."""
+
+import json
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+MANIFEST = json.loads((REPO / "bot" / "slack" / "manifest.json").read_text())
+
+# What each Web API method the bot calls needs (docs.slack.dev method pages; setStatus accepts chat:write since 2026-03).
+NEEDS = {
+    "auth_test": set(),
+    "chat_postMessage": {"chat:write"},
+    "chat_postEphemeral": {"chat:write"},
+    "chat_getPermalink": set(),
+    "reactions_add": {"reactions:write"},
+    "reactions_remove": {"reactions:write"},
+    "assistant_threads_setStatus": {"chat:write"},
+    "conversations_replies": {"channels:history", "groups:history", "im:history", "mpim:history"},  # threads anywhere
+}
+EVENTS = {"app_mention": {"app_mentions:read"}, "message.im": {"im:history"}}
+
+
+def called_methods() -> set[str]:
+    source = "\n".join(p.read_text() for p in (REPO / "bot").rglob("*.py"))
+    return set(re.findall(r"client\.((?:auth|chat|conversations|reactions|assistant|views|users)_[A-Za-z_]+)", source))
+
+
+def test_every_web_api_method_the_bot_calls_is_known_here():
+    assert called_methods() <= NEEDS.keys(), "a new Web API call: add it and its scopes to NEEDS and the manifest"
+
+
+def test_the_manifest_holds_exactly_the_scopes_the_calls_and_events_need():
+    needed = set().union(*(NEEDS[m] for m in called_methods()), *EVENTS.values())
+    assert set(MANIFEST["oauth_config"]["scopes"]["bot"]) == needed
+
+
+def test_plain_channel_messages_are_not_subscribed_by_default():
+    assert set(MANIFEST["settings"]["event_subscriptions"]["bot_events"]) == set(EVENTS)
