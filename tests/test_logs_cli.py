@@ -183,3 +183,18 @@ def test_the_retention_setting_prunes_like_the_command(rt):
     rt.settings.log_retention_days = 30
     prune_logs(rt)
     assert [r["question"] for r in list_questions(rt.engine, Filters())] == ["Is there a student discount?"]
+
+
+def test_a_changed_vote_and_its_reason_show_in_the_trace(runtime):
+    from bot.logs.report import question_trace
+    from bot.logs.store import record_reason
+    from bot.logs.trace import render_trace
+
+    a = runtime.ask("How much is express delivery?", answerer="local")
+    record_feedback(runtime.engine, a.log_id, "up", "U5")
+    feedback_id, kind = record_feedback(runtime.engine, a.log_id, "down", "U5")
+    assert kind == "changed" and record_feedback(runtime.engine, a.log_id, "down", "U5") == (feedback_id, "same")
+    assert record_reason(runtime.engine, feedback_id, "U5", "It left out the EU price")
+    assert not record_reason(runtime.engine, feedback_id, "U6", "not my vote")
+    text = render_trace(question_trace(runtime.engine, a.log_id))
+    assert "down by U5" in text and "changed" in text and "why: It left out the EU price" in text

@@ -172,18 +172,47 @@ def test_an_overloaded_model_gets_a_labelled_answer_from_the_docs_in_the_thread_
     engine.dispose()
 
 
-def test_a_feedback_click_is_recorded_and_acknowledged(fake_slack, bot_env, bot):
-    msg = mention(fake_slack, bot, "How much is express delivery?")
-    [reply] = answers(fake_slack, msg)
-    assert fake_slack.click(bot.url, reply, "feedback_down") == 200
-    [ephemeral] = fake_slack.wait_for(lambda: fake_slack.ephemerals)
-    assert ephemeral["user"] == "U1" and ephemeral["channel"] == "C_GENERAL"
+def votes(bot_env) -> list[dict]:
     engine = create_engine(bot_env["DATABASE_URL"])
     with engine.connect() as conn:
-        asked = conn.execute(select(questions.c.id).where(questions.c.thread_ts == msg["ts"])).scalar_one()
-        [row] = conn.execute(select(feedback)).mappings().all()
-    assert (row["question_id"], row["value"], row["user_id"]) == (asked, "down", "U1")
+        rows = [dict(r) for r in conn.execute(select(feedback).order_by(feedback.c.id)).mappings()]
     engine.dispose()
+    return rows
+
+
+def test_slacks_feedback_buttons_record_a_vote_and_thank_privately(fake_slack, bot_env, bot):
+    msg = mention(fake_slack, bot, "How much is express delivery?")
+    [reply] = answers(fake_slack, msg)
+    assert any(b["type"] == "context_actions" for b in reply["blocks"])
+    assert fake_slack.click(bot.url, reply, "feedback", which="positive") == 200
+    [ephemeral] = fake_slack.wait_for(lambda: fake_slack.ephemerals)
+    assert ephemeral["user"] == "U1" and ephemeral["channel"] == "C_GENERAL" and "Thanks" in ephemeral["text"]
+    [row] = votes(bot_env)
+    assert (row["value"], row["user_id"], row["updated_at"]) == ("up", "U1", None)
+
+
+def test_a_changed_vote_is_a_change_and_not_helpful_asks_why(fake_slack, bot_env, bot):
+    msg = mention(fake_slack, bot, "How much is express delivery?")
+    [reply] = answers(fake_slack, msg)
+    fake_slack.click(bot.url, reply, "feedback", which="positive")
+    fake_slack.wait_for(lambda: fake_slack.ephemerals)
+    fake_slack.click(bot.url, reply, "feedback", which="negative")
+    [form] = fake_slack.wait_for(lambda: fake_slack.views)
+    [row] = votes(bot_env)
+    assert row["value"] == "down" and row["updated_at"] is not None, "one vote, changed"
+    assert fake_slack.submit(bot.url, form, {"reason": {"text": "It should say express is next-day in the EU"}}) == 200
+    fake_slack.wait_for(lambda: votes(bot_env)[0]["reason"])
+    assert votes(bot_env)[0]["reason"] == "It should say express is next-day in the EU"
+
+
+def test_a_reason_for_someone_elses_vote_is_not_kept(fake_slack, bot_env, bot):
+    msg = mention(fake_slack, bot, "How much is express delivery?")
+    [reply] = answers(fake_slack, msg)
+    fake_slack.click(bot.url, reply, "feedback", which="negative")
+    [form] = fake_slack.wait_for(lambda: fake_slack.views)
+    fake_slack.submit(bot.url, form, {"reason": {"text": "forged"}}, user="U_MALLORY")
+    fake_slack.wait_for(lambda: "matched no vote of theirs" in bot.log())
+    assert votes(bot_env)[0]["reason"] is None
 
 
 def test_a_bad_signature_is_rejected(fake_slack, bot):

@@ -13,6 +13,7 @@ NEEDS = {
     "chat_postMessage": {"chat:write"},
     "chat_postEphemeral": {"chat:write"},
     "chat_getPermalink": set(),
+    "views_open": set(),  # opened from a click's trigger_id
     "reactions_add": {"reactions:write"},
     "reactions_remove": {"reactions:write"},
     "assistant_threads_setStatus": {"chat:write"},

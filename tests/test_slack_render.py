@@ -44,10 +44,18 @@ def test_split_prefers_line_ends():
 
 def test_feedback_buttons_carry_the_log_id_and_errors_get_none():
     [ok] = answer_messages(answered("Fine [1]", [Source(1, "T", "t.md", None, "help")]))
-    actions = next(b for b in ok["blocks"] if b["type"] == "actions")
-    assert {e["value"] for e in actions["elements"]} == {"7"}
+    [feedback] = [e for b in ok["blocks"] if b["type"] == "context_actions" for e in b["elements"]]
+    assert (feedback["type"], feedback["positive_button"]["value"], feedback["negative_button"]["value"]) == (
+        "feedback_buttons",
+        "up:7",
+        "down:7",
+    )
+    assert not [b for b in ok["blocks"] if b["type"] == "actions"], "no 'Ask a person' without an escalation channel"
+    [escalating] = answer_messages(answered("Fine [1]", [Source(1, "T", "t.md", None, "help")]), escalate=True)
+    [ask] = [e for b in escalating["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert (ask["action_id"], ask["value"]) == ("escalate", "7")
     [err] = answer_messages(Answer("q", "error", "The model is busy.", "claude", log_id=8))
-    assert not [b for b in err["blocks"] if b["type"] == "actions"]
+    assert not [b for b in err["blocks"] if b["type"] in ("actions", "context_actions")]
     assert "busy" in err["text"]
 
 

@@ -59,6 +59,8 @@ feedback = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("user_id", String(64)),
     Column("value", String(8), nullable=False),  # up, down
+    Column("reason", Text),  # why "not helpful", when the person said
+    Column("updated_at", DateTime(timezone=True)),  # when the person changed their vote
     Index("ix_log_feedback_question_id", "question_id"),
 )
 

@@ -218,7 +218,9 @@ def export_records(engine: Engine, f: Filters, limit: int | None = None) -> Iter
                 found[s["question_id"]].append({"query": s["query"], "collection": s["collection"], "hits": s["hits"]})
             votes: dict[int, list] = {i: [] for i in ids}
             for x in conn.execute(select(feedback).where(feedback.c.question_id.in_(ids)).order_by(feedback.c.id)).mappings():
-                votes[x["question_id"]].append({"value": x["value"], "user_id": x["user_id"], "at": x["created_at"].isoformat()})
+                votes[x["question_id"]].append(
+                    {"value": x["value"], "user_id": x["user_id"], "at": x["created_at"].isoformat(), "reason": x["reason"]}
+                )
             for r in batch:
                 if f.problems and not real_problems(r["problems"]):
                     continue
@@ -393,7 +395,7 @@ def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW) ->
 def mark_covered(engine: Engine, question_ids: list[int]) -> int:
     """Mark a gap's questions as covered by the docs now: they leave the gaps list; the same question asked
     after this is a new gap."""
-    with engine.begin() as conn:
+    with engine.execution_options(sqlite_begin="IMMEDIATE").begin() as conn:  # reads, then writes: lock up front
         known = set(conn.execute(select(covered.c.question_id).where(covered.c.question_id.in_(question_ids))).scalars())
         fresh = [i for i in dict.fromkeys(question_ids) if i not in known]
         existing = set(conn.execute(select(questions.c.id).where(questions.c.id.in_(fresh))).scalars()) if fresh else set()

@@ -30,7 +30,7 @@ def flag_stale(engine: Engine, paths: list[str]) -> int:
     if not paths:
         return 0
     flagged = 0
-    with engine.begin() as conn:
+    with engine.execution_options(sqlite_begin="IMMEDIATE").begin() as conn:  # reads, then writes: lock up front
         current = {path: page_lines(conn, path) for path in paths}
         texts = {path: {" ".join(t.split()) for t in lines.values()} for path, lines in current.items()}
         citing = select(cited_pages.c.question_id).where(cited_pages.c.path.in_(paths))

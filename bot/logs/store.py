@@ -82,11 +82,42 @@ def cited_paths(sources: list, cited: list[dict]) -> list[str]:
     return sorted({by_n[c["n"]] for c in cited if c.get("n") in by_n})
 
 
-def record_feedback(engine: Engine, question_id: int, value: str, user_id: str | None = None) -> None:
+def record_feedback(engine: Engine, question_id: int, value: str, user_id: str | None = None) -> tuple[int, str]:
+    """One vote per person per answer: a new vote, a change of mind (recorded as a change, not a second vote), or
+    the same click again. Returns the feedback row's id and which of "new", "changed", "same" it was."""
     if value not in ("up", "down"):
         raise ValueError(f"feedback is 'up' or 'down', not {value!r}")
+    # Read, then write: SQLite must take its write lock up front, or a write committed in between (the answer's
+    # own bookkeeping) fails this one at once with "database is locked" instead of waiting its turn.
+    with engine.execution_options(sqlite_begin="IMMEDIATE").begin() as conn:
+        if user_id is not None:
+            row = conn.execute(
+                select(feedback.c.id, feedback.c.value).where(
+                    feedback.c.question_id == question_id, feedback.c.user_id == user_id
+                )
+            ).first()
+            if row is not None:
+                if row.value == value:
+                    return row.id, "same"
+                conn.execute(update(feedback).where(feedback.c.id == row.id).values(value=value, updated_at=now(), reason=None))
+                return row.id, "changed"
+        new_id = conn.execute(
+            insert(feedback)
+            .values(question_id=question_id, created_at=now(), user_id=user_id, value=value)
+            .returning(feedback.c.id)
+        ).scalar_one()
+        return new_id, "new"
+
+
+def record_reason(engine: Engine, feedback_id: int, user_id: str | None, reason: str) -> bool:
+    """The reason a person gave for "not helpful", on their own vote only."""
     with engine.begin() as conn:
-        conn.execute(insert(feedback).values(question_id=question_id, created_at=now(), user_id=user_id, value=value))
+        done = conn.execute(
+            update(feedback)
+            .where(feedback.c.id == feedback_id, feedback.c.user_id == user_id, feedback.c.value == "down")
+            .values(reason=reason.strip()[:1000] or None)
+        )
+        return done.rowcount == 1
 
 
 def escalate(engine: Engine, question_id: int, user_id: str | None, team: str | None) -> dict | None:

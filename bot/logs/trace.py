@@ -66,5 +66,8 @@ def render_trace(t: dict) -> str:
     if t.get("feedback"):
         out.append("Feedback:")
         for f in t["feedback"]:
-            out.append(f"    {f['value']:<4} by {f.get('user_id') or '?'} at {f['created_at']:%Y-%m-%d %H:%M}")
+            changed = f", changed {f['updated_at']:%Y-%m-%d %H:%M}" if f.get("updated_at") else ""
+            out.append(f"    {f['value']:<4} by {f.get('user_id') or '?'} at {f['created_at']:%Y-%m-%d %H:%M}{changed}")
+            if f.get("reason"):
+                out.append(f"         why: {f['reason']}")
     return "\n".join(out)

@@ -10,6 +10,14 @@ from __future__ import annotations
 import json
 import re
 
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    ButtonElement,
+    ContextActionsBlock,
+    FeedbackButtonObject,
+    FeedbackButtonsElement,
+)
+
 from bot.agent.types import Answer, Source
 from bot.slack.mrkdwn import escape, to_mrkdwn
 
@@ -60,23 +68,33 @@ def link_lines(links: list[str], per_element: int = 5) -> list[str]:
     return ["   ".join(links[i : i + per_element]) for i in range(0, len(links), per_element)]
 
 
-def feedback_actions(log_id: int | None, escalate: bool = False) -> dict:
-    """Helpful / not helpful, and "Ask a person" where the channel has somewhere to send it."""
+def feedback_blocks(log_id: int | None, escalate: bool = False) -> list[dict]:
+    """Slack's own feedback buttons (a context_actions block), and "Ask a person" where the channel has somewhere
+    to send it (a button, which context_actions cannot hold)."""
     value = str(log_id or 0)
-    elements = [
-        {"type": "button", "action_id": "feedback_up", "text": {"type": "plain_text", "text": "👍 Helpful"}, "value": value},
-        {
-            "type": "button",
-            "action_id": "feedback_down",
-            "text": {"type": "plain_text", "text": "👎 Not helpful"},
-            "value": value,
-        },
+    blocks = [
+        ContextActionsBlock(
+            elements=[
+                FeedbackButtonsElement(
+                    action_id="feedback",
+                    positive_button=FeedbackButtonObject(
+                        text="Helpful", value=f"up:{value}", accessibility_label="This answer was helpful"
+                    ),
+                    negative_button=FeedbackButtonObject(
+                        text="Not helpful", value=f"down:{value}", accessibility_label="This answer was not helpful"
+                    ),
+                )
+            ]
+        ).to_dict()
     ]
     if escalate:
-        elements.append(
-            {"type": "button", "action_id": "escalate", "text": {"type": "plain_text", "text": "🙋 Ask a person"}, "value": value}
+        blocks.append(
+            ActionsBlock(
+                block_id=f"escalate:{value}",
+                elements=[ButtonElement(action_id="escalate", text="🙋 Ask a person", value=value)],
+            ).to_dict()
         )
-    return {"type": "actions", "block_id": f"feedback:{value}", "elements": elements}
+    return blocks
 
 
 def answer_blocks(answer: Answer, notice: str | None = None, escalate: bool = False) -> list[dict]:
@@ -91,7 +109,7 @@ def answer_blocks(answer: Answer, notice: str | None = None, escalate: bool = Fa
     if answer.status == "answered" and answer.answerer == "local":
         blocks.append(context(["_Extractive answer: quoted from the docs without a language model._"]))
     if answer.log_id is not None and answer.status in ("answered", "abstained"):
-        blocks.append(feedback_actions(answer.log_id, escalate))
+        blocks += feedback_blocks(answer.log_id, escalate)
     return blocks
 
 

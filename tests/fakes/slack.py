@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from slack_sdk.models.blocks import Block
+from slack_sdk.models.views import View
 
 BOT_USER = "UBOT"
 BOT_ID = "BBOT"
@@ -48,6 +49,7 @@ class FakeSlack:
         self.calls: list[Call] = []
         self.messages: dict[tuple[str, str], dict] = {}
         self.ephemerals: list[dict] = []
+        self.views: list[dict] = []  # modals opened with views.open
         self.reactions: dict[tuple[str, str], set[str]] = {}
         self.faults: dict[str, list[Fault]] = {}
         self.socket_url: str | None = None
@@ -174,6 +176,18 @@ class FakeSlack:
         ts = p["message_ts"].replace(".", "")
         return {"ok": True, "channel": p["channel"], "permalink": f"https://fake.slack.test/archives/{p['channel']}/p{ts}"}
 
+    def api_views_open(self, p):
+        view = json.loads(p["view"]) if isinstance(p.get("view"), str) else p.get("view")
+        if not p.get("trigger_id") or not isinstance(view, dict) or view.get("type") != "modal":
+            return {"ok": False, "error": "invalid_arguments"}
+        try:
+            View(**view).validate_json()
+        except Exception as e:  # slack_sdk's own view model
+            return {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": [str(e)]}}
+        opened = {**view, "id": f"V{len(self.views) + 1}"}
+        self.views.append(opened)
+        return {"ok": True, "view": opened}
+
     def api_chat_postEphemeral(self, p):
         self.ephemerals.append(p)
         return {"ok": True, "message_ts": self._next_ts()}
@@ -291,11 +305,21 @@ class FakeSlack:
         headers = {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"} if retry_num else {}
         return self.post(url, json.dumps(envelope).encode(), "application/json", headers, signed)
 
-    def click(self, url: str, message: dict, action_id: str, user: str = "U1", team: str = TEAM) -> int:
-        """A signed block_actions payload for a button in one of the bot's messages."""
-        button = next(
-            e for b in message["blocks"] if b["type"] == "actions" for e in b["elements"] if e["action_id"] == action_id
+    def click(self, url: str, message: dict, action_id: str, user: str = "U1", team: str = TEAM, which: str = "") -> int:
+        """A signed block_actions payload for a button in one of the bot's messages; `which` picks the positive
+        or negative half of a feedback_buttons element."""
+        element = next(
+            e
+            for b in message["blocks"]
+            if b["type"] in ("actions", "context_actions")
+            for e in b["elements"]
+            if e["action_id"] == action_id
         )
+        if element["type"] == "feedback_buttons":
+            half = element[f"{which}_button"]
+            button = {"type": "feedback_buttons", "action_id": action_id, "value": half["value"]}
+        else:
+            button = element
         payload = {
             "type": "block_actions",
             "team": {"id": team},
@@ -306,7 +330,21 @@ class FakeSlack:
             "message": message,
             "trigger_id": "1.2.3",
             "response_url": "https://hooks.invalid/x",
-            "actions": [{**button, "block_id": "b", "type": "button", "action_ts": str(time.time())}],
+            "actions": [{"type": "button", **button, "block_id": "b", "action_ts": str(time.time())}],
+        }
+        body = urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
+        return self.post(url, body, "application/x-www-form-urlencoded")
+
+    def submit(self, url: str, view: dict, values: dict, user: str = "U1", team: str = TEAM) -> int:
+        """A signed view_submission payload for a modal the bot opened; values: {block_id: {action_id: text}}."""
+        state = {b: {a: {"type": "plain_text_input", "value": v} for a, v in acts.items()} for b, acts in values.items()}
+        payload = {
+            "type": "view_submission",
+            "team": {"id": team},
+            "user": {"id": user},
+            "api_app_id": "A1",
+            "trigger_id": "1.2.4",
+            "view": {**view, "state": {"values": state}},
         }
         body = urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
         return self.post(url, body, "application/x-www-form-urlencoded")

@@ -1,32 +1,71 @@
-"""Helpful / not helpful buttons under an answer: recorded against its log row, thanked privately."""
+"""Slack's feedback buttons under an answer: one vote per person (a changed mind is a change, not a second vote),
+thanked privately; "not helpful" opens an optional "what was wrong?" form whose answer is kept with the vote."""
 
 from __future__ import annotations
 
+import logging
 import re
 
 from slack_bolt import App
 
-from bot.logs.store import record_feedback
+from bot.database import retrying
+from bot.logs.store import record_feedback, record_reason
 from bot.slack.answering import Slack
+
+log = logging.getLogger(__name__)
+
+THANKS = {"up": "Thanks for the feedback!", "down": "Thanks: this helps us fix the docs."}
+REASON_VIEW = "feedback_reason"
+
+
+def reason_view(feedback_id: int) -> dict:
+    return {
+        "type": "modal",
+        "callback_id": REASON_VIEW,
+        "private_metadata": str(feedback_id),
+        "title": {"type": "plain_text", "text": "Not helpful"},
+        "submit": {"type": "plain_text", "text": "Send"},
+        "close": {"type": "plain_text", "text": "Skip"},
+        "blocks": [
+            {
+                "type": "input",
+                "block_id": "reason",
+                "optional": True,
+                "label": {"type": "plain_text", "text": "What was wrong or missing? (optional)"},
+                "element": {"type": "plain_text_input", "action_id": "text", "multiline": True, "max_length": 1000},
+            }
+        ],
+    }
 
 
 def register(app: App, slack: Slack) -> None:
-    @app.action(re.compile(r"^feedback_(up|down)$"))
-    def on_feedback(ack, body, action, client, logger):
+    @app.action("feedback")  # Slack's feedback_buttons: value "up:LOG_ID" or "down:LOG_ID"
+    @app.action(re.compile(r"^feedback_(up|down)$"))  # the plain buttons of answers posted before them
+    def on_feedback(ack, body, action, client):
         ack()
-        value = "up" if action["action_id"] == "feedback_up" else "down"
+        raw = action.get("value") or ""
+        value, _, log_id = raw.partition(":") if ":" in raw else (action["action_id"].removeprefix("feedback_"), "", raw)
         user = (body.get("user") or {}).get("id")
         try:
-            record_feedback(slack.runtime.engine, int(action.get("value") or 0), value, user_id=user)
+            feedback_id, kind = retrying(slack.db_retry_s)(record_feedback, slack.runtime.engine, int(log_id or 0), value, user)
         except Exception:
-            logger.exception("could not record feedback %s on %s", value, action.get("value"))
+            log.exception("could not record feedback %r", raw)
+            return
+        log.info("feedback %s on %s by %s: %s", value, log_id, user, kind)
+        if value == "down" and kind != "same" and body.get("trigger_id"):
+            client.views_open(trigger_id=body["trigger_id"], view=reason_view(feedback_id))
             return
         channel = (body.get("channel") or {}).get("id")
         message = body.get("message") or {}
-        if channel and user:
+        if channel and user and kind != "same":
             client.chat_postEphemeral(
-                channel=channel,
-                user=user,
-                thread_ts=message.get("thread_ts") or message.get("ts"),
-                text="Thanks for the feedback!" if value == "up" else "Thanks: this helps us fix the docs.",
+                channel=channel, user=user, thread_ts=message.get("thread_ts") or message.get("ts"), text=THANKS[value]
             )
+
+    @app.view(REASON_VIEW)
+    def on_reason(ack, body, view):
+        ack()
+        text = ((view.get("state") or {}).get("values") or {}).get("reason", {}).get("text", {}).get("value") or ""
+        user = (body.get("user") or {}).get("id")
+        if text.strip() and not record_reason(slack.runtime.engine, int(view.get("private_metadata") or 0), user, text):
+            log.warning("a feedback reason from %s matched no vote of theirs", user)
