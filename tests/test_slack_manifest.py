@@ -14,12 +14,13 @@ NEEDS = {
     "chat_postEphemeral": {"chat:write"},
     "chat_getPermalink": set(),
     "views_open": set(),  # opened from a click's trigger_id
+    "views_publish": set(),  # the App Home tab
     "reactions_add": {"reactions:write"},
     "reactions_remove": {"reactions:write"},
     "assistant_threads_setStatus": {"chat:write"},
     "conversations_replies": {"channels:history", "groups:history", "im:history", "mpim:history"},  # threads anywhere
 }
-EVENTS = {"app_mention": {"app_mentions:read"}, "message.im": {"im:history"}}
+EVENTS = {"app_mention": {"app_mentions:read"}, "message.im": {"im:history"}, "app_home_opened": set()}
 
 
 def called_methods() -> set[str]:

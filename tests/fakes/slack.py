@@ -50,6 +50,7 @@ class FakeSlack:
         self.messages: dict[tuple[str, str], dict] = {}
         self.ephemerals: list[dict] = []
         self.views: list[dict] = []  # modals opened with views.open
+        self.homes: dict[str, dict] = {}  # each user's published App Home view
         self.reactions: dict[tuple[str, str], set[str]] = {}
         self.faults: dict[str, list[Fault]] = {}
         self.socket_url: str | None = None
@@ -187,6 +188,17 @@ class FakeSlack:
         opened = {**view, "id": f"V{len(self.views) + 1}"}
         self.views.append(opened)
         return {"ok": True, "view": opened}
+
+    def api_views_publish(self, p):
+        view = json.loads(p["view"]) if isinstance(p.get("view"), str) else p.get("view")
+        if not p.get("user_id") or not isinstance(view, dict) or view.get("type") != "home":
+            return {"ok": False, "error": "invalid_arguments"}
+        try:
+            View(**view).validate_json()
+        except Exception as e:
+            return {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": [str(e)]}}
+        self.homes[p["user_id"]] = view
+        return {"ok": True, "view": {**view, "id": "VHOME"}}
 
     def api_chat_postEphemeral(self, p):
         self.ephemerals.append(p)

@@ -1,0 +1,72 @@
+"""The App Home tab: what the bot knows, how to ask it, whom it hands questions to, and the viewer's own recent
+questions. Read from the index and the answer log each time the tab is opened; built by small pure functions."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine, func, select
+
+from bot.logs.models import questions
+from bot.slack.access import ChannelRule
+from bot.slack.mrkdwn import escape
+from kb.models import chunks, documents, sync_runs
+
+STATUS_WORDS = {"answered": "answered", "abstained": "not in the docs", "error": "failed", "budget_exhausted": "ran out of steps"}
+
+
+def home_facts(engine: Engine, user_id: str, limit: int = 5) -> dict:
+    with engine.connect() as conn:
+        pages = dict(conn.execute(select(documents.c.collection, func.count()).group_by(documents.c.collection)).all())
+        n_chunks = conn.execute(select(func.count()).select_from(chunks)).scalar_one()
+        last = conn.execute(
+            select(sync_runs.c.finished_at, sync_runs.c.status)
+            .where(sync_runs.c.finished_at.is_not(None))
+            .order_by(sync_runs.c.id.desc())
+            .limit(1)
+        ).first()
+        mine = conn.execute(
+            select(questions.c.question, questions.c.status, questions.c.created_at)
+            .where(questions.c.user_id == user_id, questions.c.source == "slack")
+            .order_by(questions.c.id.desc())
+            .limit(limit)
+        ).all()
+    return {"pages": pages, "chunks": n_chunks, "last_sync": last, "mine": mine}
+
+
+def home_view(facts: dict, rule: ChannelRule) -> dict:
+    """The Home tab's view, from the facts and the DM rule (its collections and escalation channel)."""
+    pages = facts["pages"]
+    shown = {c: n for c, n in pages.items() if rule.collections is None or c in rule.collections}
+    what = ", ".join(f"*{escape(c)}* ({n} page{'' if n == 1 else 's'})" for c, n in sorted(shown.items())) or "nothing yet"
+    last = facts["last_sync"]
+    synced = f"Last synced {last.finished_at:%Y-%m-%d %H:%M} UTC ({escape(last.status)})." if last else "Not synced yet."
+    blocks = [
+        {"type": "header", "text": {"type": "plain_text", "text": "Answers from our docs, with sources"}},
+        {"type": "section", "text": {"type": "mrkdwn", "text": f"*What I know:* {what}; {facts['chunks']:,} passages. {synced}"}},
+        {
+            "type": "section",
+            "text": {
+                "type": "mrkdwn",
+                "text": "*How to ask:* message me here, or mention me in a channel. I answer in the thread with numbered "
+                "sources, or say plainly when the docs don't cover it.",
+            },
+        },
+    ]
+    if rule.escalate_to:
+        blocks.append(
+            {
+                "type": "section",
+                "text": {
+                    "type": "mrkdwn",
+                    "text": f"*Need a person?* Use “Ask a person” under an answer: it goes to <#{rule.escalate_to}>.",
+                },
+            }
+        )
+    recent = "\n".join(
+        f"• {escape(' '.join(q.split())[:120])} — _{STATUS_WORDS.get(status, escape(status))}_, {when:%b %d}"
+        for q, status, when in facts["mine"]
+    )
+    blocks += [
+        {"type": "divider"},
+        {"type": "section", "text": {"type": "mrkdwn", "text": "*Your recent questions*\n" + (recent or "None yet.")}},
+    ]
+    return {"type": "home", "blocks": blocks}
