@@ -258,15 +258,7 @@ class FakeAnthropic:
                 pass
 
             def do_GET(self):  # GET /v1/models/{model_id}: the Models API, as `serve` checks key and model at start
-                reply = fake._model(self.path, {k.lower(): v for k, v in self.headers.items()})
-                payload = json.dumps(reply.body).encode()
-                self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                for k, v in reply.headers.items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(payload)
+                self._send(fake._model(self.path, {k.lower(): v for k, v in self.headers.items()}))
 
             def do_POST(self):
                 length = int(self.headers.get("content-length") or 0)
@@ -274,6 +266,9 @@ class FakeAnthropic:
                 reply = fake._handle(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                 if reply.delay_s:
                     threading.Event().wait(reply.delay_s)
+                self._send(reply)
+
+            def _send(self, reply: Reply) -> None:
                 payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")

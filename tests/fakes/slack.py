@@ -177,26 +177,31 @@ class FakeSlack:
         ts = p["message_ts"].replace(".", "")
         return {"ok": True, "channel": p["channel"], "permalink": f"https://fake.slack.test/archives/{p['channel']}/p{ts}"}
 
-    def api_views_open(self, p):
+    @staticmethod
+    def _view(p: dict, kind: str, key: str) -> tuple[dict | None, dict | None]:
+        """The view of a views.* call and None, or None and the error Slack would answer (checked by slack_sdk's
+        own view model)."""
         view = json.loads(p["view"]) if isinstance(p.get("view"), str) else p.get("view")
-        if not p.get("trigger_id") or not isinstance(view, dict) or view.get("type") != "modal":
-            return {"ok": False, "error": "invalid_arguments"}
+        if not p.get(key) or not isinstance(view, dict) or view.get("type") != kind:
+            return None, {"ok": False, "error": "invalid_arguments"}
         try:
             View(**view).validate_json()
-        except Exception as e:  # slack_sdk's own view model
-            return {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": [str(e)]}}
+        except Exception as e:
+            return None, {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": [str(e)]}}
+        return view, None
+
+    def api_views_open(self, p):
+        view, error = self._view(p, "modal", "trigger_id")
+        if error:
+            return error
         opened = {**view, "id": f"V{len(self.views) + 1}"}
         self.views.append(opened)
         return {"ok": True, "view": opened}
 
     def api_views_publish(self, p):
-        view = json.loads(p["view"]) if isinstance(p.get("view"), str) else p.get("view")
-        if not p.get("user_id") or not isinstance(view, dict) or view.get("type") != "home":
-            return {"ok": False, "error": "invalid_arguments"}
-        try:
-            View(**view).validate_json()
-        except Exception as e:
-            return {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": [str(e)]}}
+        view, error = self._view(p, "home", "user_id")
+        if error:
+            return error
         self.homes[p["user_id"]] = view
         return {"ok": True, "view": {**view, "id": "VHOME"}}
 
