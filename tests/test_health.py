@@ -67,6 +67,10 @@ def test_metrics_count_a_question_by_status_and_source_and_time_it(bot, fake_sla
     assert after[("supportbot_search_seconds_count", ())] >= 1
 
 
+def test_metrics_give_the_index_size_without_a_readiness_check_first(bot):
+    assert samples(get(base(bot) + "/metrics")[1])[("supportbot_index_chunks", ())] > 0
+
+
 def test_a_duplicate_delivery_is_counted_as_a_skipped_claim(bot, fake_slack):
     msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
     envelope = fake_slack.events_for(msg)[0]

@@ -396,10 +396,12 @@ def mark_covered(engine: Engine, question_ids: list[int]) -> int:
     """Mark a gap's questions as covered by the docs now: they leave the gaps list; the same question asked
     after this is a new gap."""
     with engine.execution_options(sqlite_begin="IMMEDIATE").begin() as conn:  # reads, then writes: lock up front
-        known = set(conn.execute(select(covered.c.question_id).where(covered.c.question_id.in_(question_ids))).scalars())
-        fresh = [i for i in dict.fromkeys(question_ids) if i not in known]
-        existing = set(conn.execute(select(questions.c.id).where(questions.c.id.in_(fresh))).scalars()) if fresh else set()
-        rows = [{"question_id": i, "marked_at": datetime.now(UTC)} for i in fresh if i in existing]
+        fresh = conn.execute(  # logged questions among these, not marked yet
+            select(questions.c.id).where(
+                questions.c.id.in_(question_ids), ~exists().where(covered.c.question_id == questions.c.id)
+            )
+        ).scalars()
+        rows = [{"question_id": i, "marked_at": datetime.now(UTC)} for i in fresh]
         if rows:
             conn.execute(insert(covered), rows)
     return len(rows)

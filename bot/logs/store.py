@@ -28,6 +28,7 @@ class Origin:
 
 def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | None = None) -> int:
     """Store a question's whole trace in one transaction."""
+    sources = [asdict(s) for s in answer.sources]
     with engine.begin() as conn:
         question_id = conn.execute(
             insert(questions)
@@ -43,7 +44,7 @@ def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | 
                 model=answer.model,
                 status=answer.status,
                 answer=answer.answer,
-                sources=[asdict(s) for s in answer.sources],
+                sources=sources,
                 cited=answer.cited,
                 closest=[asdict(s) for s in answer.closest],
                 steps=[asdict(s) for s in answer.steps],
@@ -70,16 +71,17 @@ def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | 
                     for n, s in enumerate(answer.searches)
                 ],
             )
-        pages = cited_paths(answer.sources, answer.cited)
+        pages = cited_paths(sources, answer.cited)
         if pages:
             conn.execute(insert(cited_pages), [{"question_id": question_id, "path": path} for path in pages])
     return question_id
 
 
-def cited_paths(sources: list, cited: list[dict]) -> list[str]:
-    """The pages an answer's citations point into (a source's number is its place in `sources`)."""
-    by_n = {s.n if hasattr(s, "n") else s["n"]: s.path if hasattr(s, "path") else s["path"] for s in sources}
-    return sorted({by_n[c["n"]] for c in cited if c.get("n") in by_n})
+def cited_paths(sources: list[dict], cited: list[dict]) -> list[str]:
+    """The pages an answer's citations point into, from its logged sources and citations (a citation's n is its
+    source's number)."""
+    by_n = {s["n"]: s["path"] for s in sources or []}
+    return sorted({by_n[c["n"]] for c in cited or [] if c.get("n") in by_n})
 
 
 def record_feedback(engine: Engine, question_id: int, value: str, user_id: str | None = None) -> tuple[int, str]:

@@ -29,7 +29,7 @@ from bot.logs.report import (
     sync_history,
 )
 from bot.logs.stale import count_stale, stale_by_page
-from bot.logs.store import ASKED_FROM
+from bot.logs.store import ASKED_FROM, cited_paths
 from bot.review import charts
 from kb.errors import SupportbotError
 
@@ -249,8 +249,7 @@ def add_eval_case(path: Path, trace: dict) -> bool:
     """Append an answered question and the pages it cited to a YAML eval file (`supportbot eval` reads it)."""
     import yaml
 
-    by_n = {s["n"]: s["path"] for s in trace.get("sources") or []}
-    pages = sorted({by_n[c["n"]] for c in trace.get("cited") or [] if c.get("n") in by_n})
+    pages = cited_paths(trace.get("sources"), trace.get("cited"))
     cases = (yaml.safe_load(path.read_text()) if path.exists() else None) or []
     if not pages or any(c.get("question") == trace["question"] for c in cases):
         return False
