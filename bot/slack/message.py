@@ -10,6 +10,11 @@ from bot.slack.claims import Job
 ANSWERED_SUBTYPES = (None, "file_share", "bot_message")  # a plain message, one with files, another bot's (if allowed)
 
 
+def is_dm_channel(channel: str | None, channel_type: str | None = None) -> bool:
+    """A direct message: Slack says so, or the channel ID is a DM's (D...)."""
+    return channel_type == "im" or str(channel or "").startswith("D")
+
+
 def mention_pattern(bot_user_id: str | None) -> re.Pattern:
     return re.compile(rf"<@{re.escape(bot_user_id)}(\|[^>]*)?>" if bot_user_id else r"(?!x)x")
 
@@ -44,7 +49,7 @@ class SlackMessage:
             channel=channel,
             ts=ts,
             root=event.get("thread_ts") or ts,
-            is_dm=event.get("channel_type") == "im" or channel.startswith("D"),
+            is_dm=is_dm_channel(channel, event.get("channel_type")),
             text=without_mention(event.get("text"), bot_user_id),
             user=event.get("user"),
             team=body.get("team_id") or event.get("team"),

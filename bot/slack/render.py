@@ -19,6 +19,7 @@ from slack_sdk.models.blocks import (
 )
 
 from bot.agent.types import Answer, Source
+from bot.slack.message import is_dm_channel
 from bot.slack.mrkdwn import escape, to_mrkdwn
 
 SECTION_LIMIT = 3000
@@ -157,7 +158,7 @@ def escalation_message(row: dict, clicked_by: str | None, permalink: str | None,
     """What the escalation channel reads: who asked what where, what the bot said, and the way to the thread."""
     who, where, group = _id(row.get("user_id") or clicked_by), _id(row.get("channel")), _id(mention)
     head = (f"<!subteam^{group}> " if group else "") + "A question for a person" + (f" from <@{who}>" if who else "")
-    head += f" in <#{where}>:" if where and not where.startswith("D") else " (in a direct message):"
+    head += f" in <#{where}>:" if where and not is_dm_channel(where) else " (in a direct message):"
     said = {"answered": "The bot answered", "abstained": "The bot found nothing in the docs"}.get(row["status"], "The bot failed")
     summary = " ".join(row.get("answer", "").split())[:300]
     lines = [head, "> " + escape(" ".join(row["question"].split()))[:1000], f"{said}: {escape(summary)}"]

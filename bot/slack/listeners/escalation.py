@@ -10,6 +10,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.logs.store import escalate, unescalate
 from bot.slack.answering import Slack
+from bot.slack.message import is_dm_channel
 from bot.slack.render import escalation_message, section
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,8 @@ def register(app: App, slack: Slack) -> None:
                 client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread, text=ALREADY)
             log.info("escalation of %s refused: unknown, foreign or already escalated", log_id)
             return
-        rule = slack.access.rule(row["channel"] or channel, is_dm=str(row["channel"] or channel).startswith("D"))
+        asked_in = row["channel"] or channel
+        rule = slack.access.rule(asked_in, is_dm=is_dm_channel(asked_in))
         target = rule.escalate_to
         if not target:
             log.warning("escalation of %s: no escalation channel is configured", log_id)
