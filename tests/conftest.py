@@ -41,7 +41,7 @@ def db_url(tmp_path) -> str:
         yield f"sqlite:///{tmp_path / 'test.db'}"
         return
     schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(TARGET_URL)
+    admin = create_engine(TARGET_URL, pool_pre_ping=True)  # a test may restart PostgreSQL in between
     with admin.begin() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     url = make_url(TARGET_URL).update_query_dict({"options": f"-csearch_path={schema}"})

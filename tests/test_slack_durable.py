@@ -1,19 +1,25 @@
 """Nothing lost: a question claimed by a process that dies is answered by another; a stopping process finishes
 what it started and sends Slack elsewhere for the rest."""
 
+import os
+import shutil
 import signal
+import subprocess
 import time
+from contextlib import contextmanager
 from datetime import timedelta
 
+import pytest
 from slack_sdk import WebClient
 from sqlalchemy import create_engine, insert, select
 
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from bot.slack.access import Access
-from bot.slack.answering import LOST, Slack, recover
+from bot.slack.answering import LOST, TROUBLE, Slack, recover
 from bot.slack.claims import Job, claims
 from kb.clock import now
+from tests.conftest import ON_POSTGRES
 from tests.fakes.anthropic import auto_agent
 from tests.fakes.slack import BOT_USER
 
@@ -107,9 +113,7 @@ def test_an_orphaned_question_past_the_horizon_gets_an_apology_not_an_answer(fak
 def test_a_question_that_cannot_be_claimed_gets_a_notice_then_its_answer_when_the_database_is_back(fake_slack, db_url, docs):
     import sqlite3
 
-    import pytest
-
-    from bot.slack.answering import TROUBLE, answer_held, answer_message
+    from bot.slack.answering import answer_held, answer_message
     from bot.slack.message import SlackMessage
 
     if not db_url.startswith("sqlite"):
@@ -134,3 +138,61 @@ def test_a_question_that_cannot_be_claimed_gets_a_notice_then_its_answer_when_th
     assert answer_held(slack, client) == 1
     notice, reply = fake_slack.replies(msg["channel"], msg["ts"])
     assert "$12" in reply["text"]
+
+
+def replies_per_thread(fake, msgs):
+    return [len(fake.replies(m["channel"], m["ts"])) for m in msgs]
+
+
+def test_two_processes_answer_every_question_once_and_the_survivor_takes_over_when_one_is_killed(
+    fake_slack, bot_env, start_bot, fake_anthropic
+):
+    env = slow_model_env(bot_env, fake_anthropic, delay_s=2)
+    doomed, survivor = start_bot(env), start_bot(env)
+    sent = []  # (message, the process Slack delivered it to first)
+    for i, first in enumerate([doomed, survivor] * 2):
+        msg, status = mention(fake_slack, first, f"How much is express delivery? ({i})")
+        assert status == 200
+        sent.append((msg, first))
+    for msg, first in sent:  # Slack's retry reaches the other process: it must not answer again
+        other = survivor if first is doomed else doomed
+        assert fake_slack.deliver(other.url, fake_slack.events_for(msg)[0], retry_num=1) == 200
+    msgs = [msg for msg, _ in sent]
+    wait_until(lambda: all(open_claim(bot_env["DATABASE_URL"], m) for m in msgs))
+    doomed.proc.send_signal(signal.SIGKILL)
+    doomed.proc.wait(10)
+
+    fake_slack.wait_for(lambda: all(replies_per_thread(fake_slack, msgs)), timeout=60)
+    assert replies_per_thread(fake_slack, msgs) == [1, 1, 1, 1]
+    assert "taking over" in survivor.log()
+    assert not any(open_claim(bot_env["DATABASE_URL"], m) for m in msgs), "every claim is closed: no one answers again"
+
+
+@contextmanager
+def postgresql_stopped():
+    """The machine's PostgreSQL cluster stopped for the block, and started again whatever happens."""
+    version = sorted(os.listdir("/etc/postgresql"))[0]
+    ctl = ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main"]
+    subprocess.run([*ctl, "stop", "-m", "fast"], check=True, capture_output=True, timeout=60)
+    try:
+        yield
+    finally:
+        subprocess.run([*ctl, "start"], check=True, capture_output=True, timeout=60)
+        wait_until(lambda: subprocess.run(["pg_isready", "-q", "-h", "127.0.0.1"]).returncode == 0)
+
+
+@pytest.mark.skipif(
+    not (ON_POSTGRES and shutil.which("pg_ctlcluster") and os.path.isdir("/etc/postgresql") and os.geteuid() == 0),
+    reason="stops and restarts this machine's PostgreSQL cluster",
+)
+def test_a_mention_while_postgresql_is_down_gets_a_notice_then_its_answer_once_it_is_back(fake_slack, bot_env, start_bot):
+    bot = start_bot(bot_env | {"DB_RETRY_SECONDS": "1", "SLACK_CLAIM_LEASE_SECONDS": "1"})
+    with postgresql_stopped():
+        msg, status = mention(fake_slack, bot, "How much is express delivery?")
+        assert status == 200
+        [notice] = fake_slack.wait_for(lambda: fake_slack.replies(msg["channel"], msg["ts"]))
+        assert TROUBLE in notice["text"]
+    fake_slack.wait_for(lambda: len(fake_slack.replies(msg["channel"], msg["ts"])) == 2, timeout=60)
+    notice, reply = fake_slack.replies(msg["channel"], msg["ts"])
+    assert "$12" in reply["text"]
+    wait_until(lambda: not open_claim(bot_env["DATABASE_URL"], msg))
