@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.agent.types import Limits
 from kb.errors import SupportbotError
@@ -60,6 +60,7 @@ class Settings(BaseSettings):
     shutdown_grace_seconds: float = Field(20, alias="SHUTDOWN_GRACE_SECONDS", ge=0)
     db_retry_seconds: float = Field(10, alias="DB_RETRY_SECONDS", ge=0)
     slack_start_attempts: int = Field(5, alias="SLACK_START_ATTEMPTS", ge=1)
+    slack_suggested_prompts: Annotated[list[str], NoDecode] = Field(default_factory=list, alias="SLACK_SUGGESTED_PROMPTS")
 
     # Operations
     health_port: int | None = Field(None, alias="HEALTH_PORT", ge=1, le=65535)
@@ -70,6 +71,12 @@ class Settings(BaseSettings):
     review_eval_file: Path = Field(Path("eval.yaml"), alias="REVIEW_EVAL_FILE")
     log_retention_days: int | None = Field(None, alias="LOG_RETENTION_DAYS", ge=1)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", alias="LOG_LEVEL")
+
+    @field_validator("slack_suggested_prompts", mode="before")
+    @classmethod
+    def _prompts(cls, value):
+        """Questions separated by '|' in the environment ("How long is the warranty?|How do I get a refund?")."""
+        return [p.strip() for p in value.split("|") if p.strip()] if isinstance(value, str) else value
 
     def __repr__(self) -> str:  # never print a secret, even by accident
         return f"Settings(database_url={self.database_url!r}, docs_dir={str(self.docs_dir)!r})"

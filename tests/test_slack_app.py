@@ -35,7 +35,9 @@ def test_a_mention_is_answered_in_its_thread_with_numbered_links(fake_slack, bot
     assert reply["unfurl_links"] in (False, "0", "false", "False")
     fake_slack.wait_for(lambda: fake_slack.called("reactions.remove"))
     assert [c.params["name"] for c in fake_slack.called("reactions.add")] == ["eyes"]
-    assert fake_slack.called("assistant.threads.setStatus")[0].params["status"].startswith("is searching")
+    status = fake_slack.called("assistant.threads.setStatus")[0].params
+    assert status["status"].startswith("is searching") and len(status["loading_messages"]) >= 2
+    assert fake_slack.titles == {}, "a channel thread is not an agent-view conversation: no title"
 
 
 def test_a_direct_message_is_answered_in_thread(fake_slack, bot):
@@ -43,6 +45,13 @@ def test_a_direct_message_is_answered_in_thread(fake_slack, bot):
     fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
     [reply] = answers(fake_slack, msg)
     assert reply["thread_ts"] == msg["ts"] and "swimming" in reply["text"]
+
+
+def test_a_new_direct_message_conversation_is_titled_by_its_question(fake_slack, bot):
+    msg = fake_slack.user_says("D_ALICE", "Can I go swimming with my earbuds?")
+    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
+    answers(fake_slack, msg)
+    assert fake_slack.titles == {("D_ALICE", msg["ts"]): "Can I go swimming with my earbuds?"}
 
 
 def test_a_follow_up_in_the_thread_uses_its_history(fake_slack, bot):

@@ -35,7 +35,21 @@ def test_someone_elses_questions_are_not_on_your_home_tab(fake_slack, bot_env, s
     assert "express delivery" not in text and "None yet." in text and "Need a person" not in text
 
 
-def test_the_messages_tab_publishes_nothing(fake_slack, bot):
+def test_opening_the_messages_tab_suggests_the_teams_own_prompts_and_publishes_no_home(fake_slack, bot_env, start_bot):
+    bot = start_bot(bot_env | {"SLACK_SUGGESTED_PROMPTS": "How long is the warranty?| How do I get a refund? "})
     open_home(fake_slack, bot, tab="messages")
-    fake_slack.wait_for(lambda: "app_home_opened on the messages tab: nothing to publish" in bot.log())
+    suggested = fake_slack.wait_for(lambda: fake_slack.prompts.get("D_ALICE"))
+    assert [p["message"] for p in suggested["prompts"]] == ["How long is the warranty?", "How do I get a refund?"]
     assert fake_slack.homes == {} and not fake_slack.called("views.publish")
+
+
+def test_unconfigured_prompts_are_the_questions_the_bot_answered_then_its_largest_pages(fake_slack, bot_env, start_bot):
+    bot = start_bot(bot_env)
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?", user="U1")
+    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
+    fake_slack.wait_for(lambda: fake_slack.replies("C_GENERAL", msg["ts"]))
+    open_home(fake_slack, bot, tab="messages")
+    prompts = fake_slack.wait_for(lambda: fake_slack.prompts.get("D_ALICE"))["prompts"]
+    assert len(prompts) == 4
+    assert prompts[0]["message"] == "How much is express delivery?"
+    assert all(p["message"].startswith("What do the docs say about ") for p in prompts[1:])

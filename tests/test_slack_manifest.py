@@ -18,6 +18,8 @@ NEEDS = {
     "reactions_add": {"reactions:write"},
     "reactions_remove": {"reactions:write"},
     "assistant_threads_setStatus": {"chat:write"},
+    "assistant_threads_setSuggestedPrompts": {"assistant:write"},
+    "assistant_threads_setTitle": {"assistant:write"},
     "conversations_replies": {"channels:history", "groups:history", "im:history", "mpim:history"},  # threads anywhere
 }
 EVENTS = {"app_mention": {"app_mentions:read"}, "message.im": {"im:history"}, "app_home_opened": set()}

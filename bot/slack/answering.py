@@ -32,6 +32,9 @@ TEXT_ONLY = "I can only read text, not files or images. Please type your questio
 FAILED = "Sorry, something went wrong while I was answering. The bot's owner can find the details in the logs."
 TROUBLE = "I'm having trouble reaching my database right now. I'll answer here as soon as I can."
 LOST = "Sorry, I was restarted while answering this and it is now too old to pick up. Please ask again."
+WORKING = "is searching the docs…"
+LOADING = ("Searching the docs…", "Reading the passages I found…", "Checking every quote against its source…")
+TITLE_CHARS = 80
 
 
 class InFlight:
@@ -68,6 +71,7 @@ class Slack:
     lease: timedelta = timedelta(seconds=30)  # how long a claim holds without its owner renewing it
     recovery_horizon: timedelta = timedelta(hours=1)  # older orphaned questions get an apology, not an answer
     db_retry_s: float = 10.0  # how long a write on the answer path retries a busy or unreachable database
+    suggested_prompts: tuple[str, ...] = ()  # the team's own prompts for the agent view (empty: built from the logs)
     in_flight: InFlight = field(default_factory=InFlight)
     stopping: threading.Event = field(default_factory=threading.Event)
     _held: list[tuple[Job, list[str]]] = field(default_factory=list)
@@ -199,8 +203,14 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
                 notice = f"Your message was long, so I read only its first {slack.max_chars:,} characters."
             working = True
             _quietly(client.reactions_add, channel=job.channel, timestamp=job.ts, name="eyes")
+            if job.is_dm and job.root == job.ts:  # a new conversation in the agent view: name it by its question
+                _quietly(client.assistant_threads_setTitle, channel_id=job.channel, thread_ts=job.root, title=thread_title(text))
             _quietly(
-                client.assistant_threads_setStatus, channel_id=job.channel, thread_ts=job.root, status="is searching the docs…"
+                client.assistant_threads_setStatus,
+                channel_id=job.channel,
+                thread_ts=job.root,
+                status=WORKING,
+                loading_messages=list(LOADING),
             )
             history = thread_history(client, job.channel, job.root, job.ts, job.bot_user_id) if job.root != job.ts else []
             rule = slack.access.rule(job.channel, job.is_dm)
@@ -259,6 +269,14 @@ def recover(slack: Slack, client: WebClient) -> int:
             answer_job(slack, client, job, [key])
         done += 1
     return done
+
+
+def thread_title(question: str) -> str:
+    """The question on one line, cut at a word near TITLE_CHARS."""
+    line = " ".join(question.split())
+    if len(line) <= TITLE_CHARS:
+        return line
+    return line[: TITLE_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
 def _quietly(method, **kwargs) -> None:

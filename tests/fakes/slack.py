@@ -51,6 +51,8 @@ class FakeSlack:
         self.ephemerals: list[dict] = []
         self.views: list[dict] = []  # modals opened with views.open
         self.homes: dict[str, dict] = {}  # each user's published App Home view
+        self.prompts: dict[str, dict] = {}  # suggested prompts set per DM channel
+        self.titles: dict[tuple[str, str], str] = {}  # assistant thread titles by (channel, thread_ts)
         self.reactions: dict[tuple[str, str], set[str]] = {}
         self.faults: dict[str, list[Fault]] = {}
         self.socket_url: str | None = None
@@ -234,6 +236,25 @@ class FakeSlack:
         return {"ok": True, "user": {"id": p.get("user"), "name": "someone", "is_bot": False}}
 
     def api_assistant_threads_setStatus(self, p):
+        if not p.get("channel_id") or not p.get("thread_ts") or "status" not in p:
+            return {"ok": False, "error": "invalid_arguments"}
+        if len(p.get("loading_messages") or []) > 10:
+            return {"ok": False, "error": "invalid_arguments"}
+        return {"ok": True}
+
+    def api_assistant_threads_setSuggestedPrompts(self, p):
+        prompts = p.get("prompts")
+        if not p.get("channel_id") or not isinstance(prompts, list) or not 1 <= len(prompts) <= 4:
+            return {"ok": False, "error": "invalid_arguments"}
+        if any(not isinstance(x, dict) or not x.get("title") or not x.get("message") for x in prompts):
+            return {"ok": False, "error": "invalid_arguments"}
+        self.prompts[p["channel_id"]] = {"title": p.get("title"), "prompts": prompts}
+        return {"ok": True}
+
+    def api_assistant_threads_setTitle(self, p):
+        if not p.get("channel_id") or not p.get("thread_ts") or not p.get("title"):
+            return {"ok": False, "error": "invalid_arguments"}
+        self.titles[(p["channel_id"], p["thread_ts"])] = p["title"]
         return {"ok": True}
 
     def api_apps_connections_open(self, p):
