@@ -23,6 +23,7 @@ NEEDS = {
     "conversations_replies": {"channels:history", "groups:history", "im:history", "mpim:history"},  # threads anywhere
 }
 EVENTS = {"app_mention": {"app_mentions:read"}, "message.im": {"im:history"}, "app_home_opened": set()}
+COMMANDS = {"commands"}  # a slash command (/ask)
 
 
 def called_methods() -> set[str]:
@@ -35,9 +36,15 @@ def test_every_web_api_method_the_bot_calls_is_known_here():
 
 
 def test_the_manifest_holds_exactly_the_scopes_the_calls_and_events_need():
-    needed = set().union(*(NEEDS[m] for m in called_methods()), *EVENTS.values())
+    needed = set().union(*(NEEDS[m] for m in called_methods()), *EVENTS.values(), COMMANDS)
     assert set(MANIFEST["oauth_config"]["scopes"]["bot"]) == needed
 
 
 def test_plain_channel_messages_are_not_subscribed_by_default():
     assert set(MANIFEST["settings"]["event_subscriptions"]["bot_events"]) == set(EVENTS)
+
+
+def test_the_commands_the_bot_handles_are_declared():
+    source = (REPO / "bot" / "slack" / "listeners" / "ask.py").read_text()
+    handled = set(re.findall(r'@app\.command\("(/[a-z-]+)"\)', source))
+    assert handled == {c["command"] for c in MANIFEST["features"]["slash_commands"]} == {"/ask"}

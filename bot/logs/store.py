@@ -7,7 +7,7 @@ from typing import Literal, get_args
 
 from sqlalchemy import Engine, insert, or_, select, update
 
-from bot.agent.types import Answer
+from bot.agent.types import Answer, Source
 from bot.logs.models import cited_pages, feedback, questions, searches
 from kb.clock import now
 
@@ -144,3 +144,25 @@ def unescalate(engine: Engine, question_id: int) -> None:
     """The hand-over could not be posted: the question is open to "Ask a person" again."""
     with engine.begin() as conn:
         conn.execute(update(questions).where(questions.c.id == question_id).values(escalated_at=None, escalated_by=None))
+
+
+def logged_answer(engine: Engine, question_id: int, user_id: str | None, team: str | None) -> Answer | None:
+    """The answer this person was given, as logged (to show it again, say in channel); None for someone else's
+    question, another workspace's, or one that is not there."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(questions).where(questions.c.id == question_id, questions.c.user_id == user_id, questions.c.team == team)
+        ).first()
+    if row is None or user_id is None:
+        return None
+    fields = {f for f in Source.__dataclass_fields__}
+    return Answer(
+        question=row.question,
+        status=row.status,
+        answer=row.answer,
+        answerer=row.answerer,
+        model=row.model,
+        sources=[Source(**{k: v for k, v in s.items() if k in fields}) for s in row.sources or []],
+        closest=[Source(**{k: v for k, v in s.items() if k in fields}) for s in row.closest or []],
+        log_id=row.id,
+    )

@@ -18,7 +18,7 @@ import uuid
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import JSON, Column, DateTime, Engine, Index, String, Table, and_, insert, or_, select, update
+from sqlalchemy import JSON, Column, DateTime, Engine, Index, String, Table, and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from kb.clock import now
@@ -122,3 +122,9 @@ def orphans(engine: Engine, limit: int = 50) -> list[tuple[str, Job, datetime]]:
 def mark_answered(engine: Engine, keys: list[str]) -> None:
     with engine.begin() as conn:
         conn.execute(update(claims).where(or_(*(claims.c.key == k for k in keys))).values(answered_at=now()))
+
+
+def forget(engine: Engine, keys: list[str]) -> None:
+    """Drop claims whose work could not be done and may be tried again at once (a share Slack refused)."""
+    with engine.begin() as conn:
+        conn.execute(delete(claims).where(claims.c.key.in_(keys), claims.c.answered_at.is_(None)))

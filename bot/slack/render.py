@@ -98,7 +98,17 @@ def feedback_blocks(log_id: int | None, escalate: bool = False) -> list[dict]:
     return blocks
 
 
-def answer_blocks(answer: Answer, notice: str | None = None, escalate: bool = False) -> list[dict]:
+def share_blocks(log_id: int) -> list[dict]:
+    """Under a private (/ask) answer: the button that posts it in the channel for everyone."""
+    return [
+        ActionsBlock(
+            block_id=f"share:{log_id}",
+            elements=[ButtonElement(action_id="share_answer", text="Share in channel", value=str(log_id), style="primary")],
+        ).to_dict()
+    ]
+
+
+def answer_blocks(answer: Answer, notice: str | None = None, escalate: bool = False, private: bool = False) -> list[dict]:
     blocks: list[dict] = []
     if notice:
         blocks.append(context([escape(notice)]))
@@ -110,7 +120,7 @@ def answer_blocks(answer: Answer, notice: str | None = None, escalate: bool = Fa
     if answer.status == "answered" and answer.answerer == "local":
         blocks.append(context(["_Extractive answer: quoted from the docs without a language model._"]))
     if answer.log_id is not None and answer.status in ("answered", "abstained"):
-        blocks += feedback_blocks(answer.log_id, escalate)
+        blocks += share_blocks(answer.log_id) if private else feedback_blocks(answer.log_id, escalate)
     return blocks
 
 
@@ -121,15 +131,16 @@ def fallback_text(answer: Answer) -> str:
     return text[:FALLBACK_LIMIT]
 
 
-def answer_messages(answer: Answer, notice: str | None = None, escalate: bool = False) -> list[dict]:
-    """One message, or several when the blocks outgrow one: each {"text", "blocks"}. escalate: offer "Ask a person"."""
+def answer_messages(answer: Answer, notice: str | None = None, escalate: bool = False, private: bool = False) -> list[dict]:
+    """One message, or several when the blocks outgrow one: each {"text", "blocks"}. escalate: offer "Ask a person";
+    private: an answer only the asker sees, offering "Share in channel" instead of feedback."""
     if answer.status == "error":
         return [reason_message(answer.answer)]
     text = fallback_text(answer)
     messages: list[dict] = []
     current: list[dict] = []
     size = 0
-    for block in answer_blocks(answer, notice, escalate):
+    for block in answer_blocks(answer, notice, escalate, private):
         length = len(json.dumps(block))
         if current and (len(current) == BLOCK_LIMIT or size + length > MESSAGE_TEXT_BUDGET):
             messages.append({"text": text if not messages else "(continued)", "blocks": current})
@@ -138,6 +149,16 @@ def answer_messages(answer: Answer, notice: str | None = None, escalate: bool = 
         size += length
     messages.append({"text": text if not messages else "(continued)", "blocks": current})
     return messages
+
+
+def shared_message(answer: Answer, user: str, escalate: bool = False) -> list[dict]:
+    """A private answer its asker shared: who asked what, then the answer as the channel would have had it."""
+    who = f"<@{user}> asked" if _id(user) else "Someone asked"
+    head = section(f"{who}: {escape(' '.join(answer.question.split()))[:2000]}")
+    messages = answer_messages(answer, escalate=escalate)
+    if len(messages[0]["blocks"]) == BLOCK_LIMIT:
+        return [{"text": head["text"]["text"], "blocks": [head]}, *messages]
+    return [{**messages[0], "blocks": [head, *messages[0]["blocks"]]}, *messages[1:]]
 
 
 def reason_message(text: str) -> dict:

@@ -51,6 +51,7 @@ class FakeSlack:
         self.ephemerals: list[dict] = []
         self.views: list[dict] = []  # modals opened with views.open
         self.homes: dict[str, dict] = {}  # each user's published App Home view
+        self.responses: dict[str, list[dict]] = {}  # what the bot sent to each response_url, in order
         self.prompts: dict[str, dict] = {}  # suggested prompts set per DM channel
         self.titles: dict[tuple[str, str], str] = {}  # assistant thread titles by (channel, thread_ts)
         self.reactions: dict[tuple[str, str], set[str]] = {}
@@ -82,8 +83,11 @@ class FakeSlack:
                         params.update(json.loads(raw))
                     else:
                         params.update({k: v[0] for k, v in urllib.parse.parse_qs(raw.decode()).items()})
-                method = url.path.rsplit("/", 1)[-1]
-                status, body, headers = fake._call(method, params)
+                if url.path.startswith("/response/"):  # a response_url: Slack answers webhooks with "ok" or an error
+                    status, body, headers = fake._respond(url.path.rsplit("/", 1)[-1], params)
+                else:
+                    method = url.path.rsplit("/", 1)[-1]
+                    status, body, headers = fake._call(method, params)
                 payload = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
@@ -127,6 +131,22 @@ class FakeSlack:
             body = handler(params)
             self.changed.notify_all()
         return 200, body, {}
+
+    def _respond(self, response_id: str, p: dict):
+        """A message sent to a response_url: checked like chat.postMessage, kept per response_url."""
+        with self.changed:
+            self.calls.append(Call("response_url", p))
+            if response_id not in self.responses:
+                return 404, {"ok": False, "error": "no_response_url"}, {}
+            if not p.get("delete_original"):
+                if not p.get("text") and not p.get("blocks"):
+                    return 400, {"ok": False, "error": "no_text"}, {}
+                problem = validate_blocks(p.get("blocks") or [])
+                if problem:
+                    return 400, {"ok": False, "error": "invalid_blocks", "errors": [problem]}, {}
+            self.responses[response_id].append(p)
+            self.changed.notify_all()
+        return 200, {"ok": True}, {}
 
     def api_auth_test(self, p):
         return {
@@ -343,9 +363,44 @@ class FakeSlack:
         headers = {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"} if retry_num else {}
         return self.post(url, json.dumps(envelope).encode(), "application/json", headers, signed)
 
-    def click(self, url: str, message: dict, action_id: str, user: str = "U1", team: str = TEAM, which: str = "") -> int:
-        """A signed block_actions payload for a button in one of the bot's messages; `which` picks the positive
-        or negative half of a feedback_buttons element."""
+    def command(self, url: str, text: str, channel: str = "C_GENERAL", user: str = "U1", team: str = TEAM):
+        """A signed /ask slash command: (HTTP status, the acknowledgement's JSON, its response_url id)."""
+        with self._lock:
+            response_id = str(len(self.responses) + 1)
+            self.responses[response_id] = []
+        form = {
+            "token": "legacy",
+            "team_id": team,
+            "channel_id": channel,
+            "user_id": user,
+            "command": "/ask",
+            "text": text,
+            "api_app_id": "A1",
+            "response_url": self.api_url.replace("/api/", f"/response/{response_id}"),
+            "trigger_id": "1.2.5",
+        }
+        body = urllib.parse.urlencode(form).encode()
+        headers = {"Content-Type": "application/x-www-form-urlencoded", **self.sign(body)}
+        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                raw = response.read()
+                return response.status, (json.loads(raw) if raw.strip() else {}), response_id
+        except urllib.error.HTTPError as e:
+            return e.code, {}, response_id
+
+    def click(
+        self,
+        url: str,
+        message: dict,
+        action_id: str,
+        user: str = "U1",
+        team: str = TEAM,
+        which: str = "",
+        response_id: str | None = None,
+    ) -> int:
+        """A signed block_actions payload for a button in one of the bot's messages (or in a response_url message,
+        with its response_id); `which` picks the positive or negative half of a feedback_buttons element."""
         element = next(
             e
             for b in message["blocks"]
@@ -367,7 +422,9 @@ class FakeSlack:
             "container": {"type": "message", "message_ts": message["ts"]},
             "message": message,
             "trigger_id": "1.2.3",
-            "response_url": "https://hooks.invalid/x",
+            "response_url": self.api_url.replace("/api/", f"/response/{response_id}")
+            if response_id
+            else "https://hooks.invalid/x",
             "actions": [{"type": "button", **button, "block_id": "b", "action_ts": str(time.time())}],
         }
         body = urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()

@@ -5,9 +5,9 @@ from __future__ import annotations
 from slack_bolt import App
 
 from bot.slack.answering import Slack
-from bot.slack.listeners import escalation, feedback, home, mentions, messages
+from bot.slack.listeners import ask, escalation, feedback, home, mentions, messages
 
 
 def register_all(app: App, slack: Slack) -> None:
-    for listeners in (mentions, messages, feedback, escalation, home):
+    for listeners in (mentions, messages, ask, feedback, escalation, home):
         listeners.register(app, slack)
