@@ -4,7 +4,7 @@
     python bench/slack_load.py --processes 2 --db postgresql+psycopg://postgres@127.0.0.1:5432/test
 
 200 mentions from 20 concurrent senders; the fake model takes 1 s per turn (two turns per
-answer). Each mention's twin (the message event) goes to another process when there are two, as
+answer), and its answers are streamed into Slack as they are verified (SLACK_STREAMING's default). Each mention's twin (the message event) goes to another process when there are two, as
 Slack retries may. Prints acknowledgement p50/p99 (Slack wants < 3 s), answers per second, and
 whether every mention got exactly one answer. The baseline in the same run is the answer time of
 a single mention on an idle bot.
@@ -40,6 +40,12 @@ QUESTIONS = [
 ]
 
 
+def finished(slack: FakeSlack, message: dict) -> bool:
+    """The mention has its answer, and it is not still streaming (Claude's answers stream in by default)."""
+    replies = slack.replies("C_LOAD", message["ts"])
+    return bool(replies) and not any(r.get("streaming") for r in replies)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mentions", type=int, default=200)
@@ -54,7 +60,7 @@ def main() -> None:
     url = bench_database(args.db, tmp)
     Runtime(load_settings(database_url=url)).sync()
     slack, model = FakeSlack(), FakeAnthropic().start()
-    model.default = auto_agent(args.model_seconds)
+    model.default = auto_agent(args.model_seconds, sentences=2)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ANTHROPIC_", "DOCS_", "DATABASE_URL"))} | {
         "SLACK_BOT_TOKEN": "xoxb-load",
         "SLACK_SIGNING_SECRET": slack.signing_secret,
@@ -71,7 +77,7 @@ def main() -> None:
         t = time.perf_counter()
         probe = slack.user_says("C_LOAD", f"<@{BOT_USER}> {QUESTIONS[0]}")
         slack.deliver(bots[0].url, slack.events_for(probe)[0])
-        slack.wait_for(lambda: slack.replies("C_LOAD", probe["ts"]), timeout=60)
+        slack.wait_for(lambda: finished(slack, probe), timeout=60)
         idle_s = time.perf_counter() - t
 
         messages = [
@@ -91,10 +97,11 @@ def main() -> None:
         started = time.perf_counter()
         with ThreadPoolExecutor(args.senders) as pool:
             list(pool.map(send, range(args.mentions)))
-        slack.wait_for(lambda: all(slack.replies("C_LOAD", m["ts"]) for m in messages), timeout=600)
+        slack.wait_for(lambda: all(finished(slack, m) for m in messages), timeout=600)
         elapsed = time.perf_counter() - started
         time.sleep(2)  # let any duplicate surface before counting
         counts = [len(slack.replies("C_LOAD", m["ts"])) for m in messages]
+        streamed = len({c.params.get("thread_ts") for c in slack.called("chat.startStream")} & {m["ts"] for m in messages})
     finally:
         for b in bots:
             b.stop()
@@ -113,6 +120,7 @@ def main() -> None:
         f"answers           {args.mentions} in {elapsed:.1f} s = {args.mentions / elapsed:.2f} per second "
         f"(idle baseline: one answer in {idle_s:.2f} s, so {elapsed / idle_s:.1f}x one answer's time)"
     )
+    print(f"streamed          {streamed}/{args.mentions} answers grew in Slack as they were verified (chat.startStream)")
     print(
         f"exactly once      {sum(c == 1 for c in counts)}/{len(counts)} mentions got one answer; "
         f"{sum(c == 0 for c in counts)} none, {sum(c > 1 for c in counts)} more than one"

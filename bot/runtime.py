@@ -116,9 +116,10 @@ class Runtime:
         answerer: str | None = None,
         collections: list[str] | None = None,
         origin: Origin = Origin(),
+        on_text: Callable[[str], None] | None = None,
     ) -> Answer:
-        """Answer a question and log it (the log row is committed before this returns)."""
-        result = self.agent.answer(question, history, answerer=answerer, collections=collections)
+        """Answer a question and log it (the log row is committed before this returns). on_text: see Agent.answer."""
+        result = self.agent.answer(question, history, answerer=answerer, collections=collections, on_text=on_text)
         if result.error:
             log.warning("question failed: %s", result.error)
         try:

@@ -60,6 +60,7 @@ class Settings(BaseSettings):
     shutdown_grace_seconds: float = Field(20, alias="SHUTDOWN_GRACE_SECONDS", ge=0)
     db_retry_seconds: float = Field(10, alias="DB_RETRY_SECONDS", ge=0)
     slack_start_attempts: int = Field(5, alias="SLACK_START_ATTEMPTS", ge=1)
+    slack_streaming: bool = Field(True, alias="SLACK_STREAMING")
     slack_suggested_prompts: Annotated[list[str], NoDecode] = Field(default_factory=list, alias="SLACK_SUGGESTED_PROMPTS")
 
     # Operations

@@ -33,6 +33,7 @@ def test_a_mention_is_answered_in_its_thread_with_numbered_links(fake_slack, bot
         in all_text(reply)
     )
     assert reply["unfurl_links"] in (False, "0", "false", "False")
+    assert not fake_slack.called("chat.startStream"), "the local answerer's answer comes whole"
     fake_slack.wait_for(lambda: fake_slack.called("reactions.remove"))
     assert [c.params["name"] for c in fake_slack.called("reactions.add")] == ["eyes"]
     status = fake_slack.called("assistant.threads.setStatus")[0].params

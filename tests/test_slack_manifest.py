@@ -12,6 +12,8 @@ NEEDS = {
     "auth_test": set(),
     "chat_postMessage": {"chat:write"},
     "chat_postEphemeral": {"chat:write"},
+    "chat_update": {"chat:write"},
+    "chat_stream": {"chat:write"},  # chat.startStream, appendStream, stopStream
     "chat_getPermalink": set(),
     "views_open": set(),  # opened from a click's trigger_id
     "views_publish": set(),  # the App Home tab

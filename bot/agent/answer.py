@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import anthropic
 
 from bot.agent.claude import ClaudeAnswerer, ModelFailure
 from bot.agent.local import LocalAnswerer
 from bot.agent.loop import run
+from bot.agent.stream import VerifiedStream
 from bot.agent.tools import Toolbox
 from bot.agent.types import Answer, Limits, Problem, Source
 from bot.agent.verdict import verdict
@@ -35,12 +36,14 @@ class Agent:
         *,
         answerer: str | None = None,
         collections: list[str] | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> Answer:
         """Answer from the docs, citing them, or say plainly that they don't cover it.
 
         history: earlier turns of the same thread as ("user" | "assistant", text).
         answerer: "claude" or "local"; by default Claude when there is one.
         collections: the collections this asker may see (None: all).
+        on_text: given Claude's answer as it is written, verified block by block (the local answerer's comes whole).
         """
         started = time.perf_counter()
         kind = answerer or ("claude" if self.claude else "local")
@@ -49,7 +52,11 @@ class Agent:
         if kind == "claude" and self.claude is None:
             return Answer(question, "error", NO_MODEL, kind, error="no ANTHROPIC_API_KEY")
         toolbox = self._toolbox(collections)
-        bot = ClaudeAnswerer(*self.claude) if kind == "claude" else LocalAnswerer()
+        if kind == "claude":
+            stream = VerifiedStream(toolbox.ledger, toolbox.calculations, on_text) if on_text else None
+            bot = ClaudeAnswerer(*self.claude, stream=stream)
+        else:
+            bot = LocalAnswerer()
         result = Answer(question, "answered", "", kind, model=bot.model)
         failure: ModelFailure | None = None
         try:

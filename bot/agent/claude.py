@@ -8,6 +8,7 @@ instruction.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import anthropic
 
@@ -15,6 +16,9 @@ from bot.agent.loop import Draft, Reply
 from bot.agent.tools import Toolbox, ToolCall, ToolResult, tool_definitions
 from bot.agent.types import Citation, Segment
 from kb.errors import SupportbotError
+
+if TYPE_CHECKING:
+    from bot.agent.stream import VerifiedStream
 
 log = logging.getLogger(__name__)
 
@@ -74,10 +78,14 @@ def make_client(api_key: str, base_url: str | None, timeout_s: float, max_retrie
 class ClaudeAnswerer:
     name = "claude"
 
-    def __init__(self, client: anthropic.Anthropic, model: str, max_tokens: int = 1024) -> None:
+    def __init__(
+        self, client: anthropic.Anthropic, model: str, max_tokens: int = 1024, stream: VerifiedStream | None = None
+    ) -> None:
+        """stream: where each verified text block goes as soon as it ends (None: the answer is read whole)."""
         self.client = client
         self.model = model
         self.max_tokens = max_tokens
+        self.stream = stream
         self.usage: dict = {
             "calls": 0,
             "input_tokens": 0,
@@ -143,13 +151,16 @@ class ClaudeAnswerer:
             self.messages.append({"role": "user", "content": [r.api_block() for r in results]})
 
     def _create(self):
+        request = dict(model=self.model, max_tokens=self.max_tokens, system=self.system, tools=self.tools, messages=self.messages)
         try:
-            response = self.client.messages.create(
-                model=self.model, max_tokens=self.max_tokens, system=self.system, tools=self.tools, messages=self.messages
-            )
+            response = self.client.messages.create(**request) if self.stream is None else self._streamed(request)
         except anthropic.APIStatusError as e:
             detail = f"anthropic {e.status_code} {getattr(e, 'type', None) or ''}: {_message(e)} (request-id {e.request_id})"
-            if e.status_code in (401, 403):
+            if e.status_code == 200:  # an error event inside a stream (overloaded_error, say): the SDK does not retry it
+                reason = (
+                    BUSY if getattr(e, "type", None) in ("overloaded_error", "rate_limit_error", "api_error") else UNAVAILABLE
+                )
+            elif e.status_code in (401, 403):
                 reason = BAD_KEY
             elif e.status_code in (408, 409, 429) or e.status_code >= 500:  # 529: overloaded
                 reason = BUSY
@@ -164,6 +175,22 @@ class ClaudeAnswerer:
             raise ModelFailure(UNAVAILABLE, f"malformed model response: {type(e).__name__}: {e}"[:300]) from e
         self._record(response.usage)
         return response
+
+    def _streamed(self, request: dict):
+        """The same request, streamed: each text block goes to the verified stream once it has ended and the next
+        block begins. The turn's last block is left for the finished answer, which the asker gets at once anyway:
+        that saves a round trip to Slack at the very end."""
+        self.stream.turn()
+        ended: list[Segment] = []
+        with self.client.messages.stream(**request) as events:
+            for event in events:
+                if event.type == "content_block_stop" and event.content_block.type == "text":
+                    ended = _segments([event.content_block])
+                elif event.type == "content_block_start" and ended:
+                    for segment in ended:
+                        self.stream.block(segment)
+                    ended = []
+            return events.get_final_message()
 
     def _record(self, usage) -> None:
         call = {

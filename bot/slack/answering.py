@@ -23,6 +23,7 @@ from bot.slack.access import Access
 from bot.slack.claims import Job, claim, keys_for, mark_answered, orphans, take_over
 from bot.slack.message import SlackMessage, without_mention
 from bot.slack.render import answer_messages, plain_message, reason_message
+from bot.slack.streaming import SlackStream
 from kb.clock import as_utc, now
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,7 @@ class Slack:
     lease: timedelta = timedelta(seconds=30)  # how long a claim holds without its owner renewing it
     recovery_horizon: timedelta = timedelta(hours=1)  # older orphaned questions get an apology, not an answer
     db_retry_s: float = 10.0  # how long a write on the answer path retries a busy or unreachable database
+    streaming: bool = True  # Claude's answers are streamed into the thread as they are verified
     suggested_prompts: tuple[str, ...] = ()  # the team's own prompts for the agent view (empty: built from the logs)
     in_flight: InFlight = field(default_factory=InFlight)
     stopping: threading.Event = field(default_factory=threading.Event)
@@ -215,9 +217,13 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
             history = thread_history(client, job.channel, job.root, job.ts, job.bot_user_id) if job.root != job.ts else []
             rule = slack.access.rule(job.channel, job.is_dm)
             origin = Origin("slack", team=job.team, channel=job.channel, user_id=job.user, thread_ts=job.root)
-            answer = slack.runtime.ask(text, history, collections=rule.collections, origin=origin)
-            for message in answer_messages(answer, notice, escalate=bool(rule.escalate_to)):
-                post(message)
+            stream = SlackStream(client, job) if slack.streaming and slack.runtime.agent.claude else None
+            answer = slack.runtime.ask(
+                text, history, collections=rule.collections, origin=origin, on_text=stream.append if stream else None
+            )
+            if not (stream and stream.finish(answer, notice, escalate=bool(rule.escalate_to))):
+                for message in answer_messages(answer, notice, escalate=bool(rule.escalate_to)):
+                    post(message)
             retrying(slack.db_retry_s)(mark_answered, slack.runtime.engine, keys)
             log.info(
                 "%s %s/%s in %.0f ms (log %s)",

@@ -126,6 +126,7 @@ def build_app(runtime: Runtime, settings: Settings) -> tuple[App, Slack]:
         lease=timedelta(seconds=settings.slack_claim_lease_seconds),
         recovery_horizon=timedelta(hours=settings.answer_recovery_hours),
         db_retry_s=settings.db_retry_seconds,
+        streaming=settings.slack_streaming,
         suggested_prompts=tuple(settings.slack_suggested_prompts),
     )
     register_all(app, slack)

@@ -109,10 +109,15 @@ def share_blocks(log_id: int) -> list[dict]:
 
 
 def answer_blocks(answer: Answer, notice: str | None = None, escalate: bool = False, private: bool = False) -> list[dict]:
-    blocks: list[dict] = []
-    if notice:
-        blocks.append(context([escape(notice)]))
+    blocks: list[dict] = [context([escape(notice)])] if notice else []
     blocks += [section(piece) for piece in split_text(to_mrkdwn(answer.answer))]
+    return blocks + trailer_blocks(answer, escalate, private)
+
+
+def trailer_blocks(answer: Answer, escalate: bool = False, private: bool = False) -> list[dict]:
+    """What follows the answer's text: its sources (or the closest pages), how it was made, and the buttons. A
+    streamed answer ends with these."""
+    blocks: list[dict] = []
     if answer.sources:
         blocks.append(context(["*Sources*", *link_lines([source_link(s) for s in answer.sources])]))
     elif answer.closest:

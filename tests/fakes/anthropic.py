@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -26,6 +27,8 @@ class Reply:
     headers: dict = field(default_factory=dict)
     delay_s: float = 0.0
     raw: bytes | None = None  # sent as is instead of the JSON body: a broken reply
+    stream_error: str | None = None  # streamed: this error event (say "overloaded_error") ...
+    stream_error_after: int = 1  # ... after this many content blocks
 
 
 class BadRequest(Exception):
@@ -238,6 +241,60 @@ def error(status: int, kind: str, text: str, headers: dict | None = None) -> Han
     return handler
 
 
+# -- streaming --------------------------------------------------------------------------------
+
+
+def _pieces(text: str, size: int = 12) -> list[str]:
+    """Text deltas about the size of a few tokens."""
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def stream_events(reply: Reply):
+    """(event name, data) for a Messages reply, in the order the API streams them: message_start, then per block
+    content_block_start, its deltas (citations before the text they support) and content_block_stop, then
+    message_delta with the stop reason and usage, and message_stop. A text block's content_block_stop carries its
+    text under "_text", for the fake's own record; it is taken out before the event is sent."""
+    body = reply.body
+    yield (
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {**body, "content": [], "stop_reason": None, "usage": {**body["usage"], "output_tokens": 1}},
+        },
+    )
+    for index, block in enumerate(body["content"]):
+        if block["type"] == "text":
+            yield (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+            )
+            for citation in block.get("citations") or []:
+                delta = {"type": "citations_delta", "citation": citation}
+                yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+            for piece in _pieces(block["text"]):
+                delta = {"type": "text_delta", "text": piece}
+                yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+            yield "content_block_stop", {"type": "content_block_stop", "index": index, "_text": block["text"]}
+        else:
+            start = {**block, "input": {}}
+            yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": start}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block.get("input", {}))}
+            yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+            yield "content_block_stop", {"type": "content_block_stop", "index": index}
+        if reply.stream_error and index + 1 == reply.stream_error_after:
+            yield "error", {"type": "error", "error": {"type": reply.stream_error, "message": "Overloaded"}}
+            return
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": body["stop_reason"], "stop_sequence": None},
+            "usage": {"output_tokens": body["usage"]["output_tokens"]},
+        },
+    )
+    yield "message_stop", {"type": "message_stop"}
+
+
 # -- the server ------------------------------------------------------------------------------
 
 
@@ -250,6 +307,8 @@ class FakeAnthropic:
         self.default: Handler | None = None  # answers when the script is empty (for load tests)
         self.models = {"claude-haiku-4-5": "claude-haiku-4-5-20251001", "claude-sonnet-4-5": "claude-sonnet-4-5-20250929"}
         self.refused_keys: set[str] = set()  # GET /v1/models answers 401 for these
+        self.token_delay_s = 0.0  # the pause before each text delta (a word or so); an unstreamed reply waits as long
+        self.block_ends: list[tuple[float, str]] = []  # streamed text blocks: (monotonic time of content_block_stop, text)
         self._lock = threading.Lock()
         fake = self
 
@@ -266,7 +325,34 @@ class FakeAnthropic:
                 reply = fake._handle(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                 if reply.delay_s:
                     threading.Event().wait(reply.delay_s)
+                if body.get("stream") and reply.status == 200 and reply.raw is None:
+                    self._stream(reply)
+                    return
+                if fake.token_delay_s and reply.status == 200 and reply.raw is None:  # the model writes as long unstreamed
+                    deltas = sum(1 for kind, data in stream_events(reply) if data.get("delta", {}).get("type") == "text_delta")
+                    threading.Event().wait(deltas * fake.token_delay_s)
                 self._send(reply)
+
+            def _stream(self, reply: Reply) -> None:
+                """The reply as the Messages API streams it (server-sent events), text a few characters at a time."""
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                for kind, data in stream_events(reply):
+                    if kind == "content_block_delta" and data["delta"]["type"] == "text_delta" and fake.token_delay_s:
+                        threading.Event().wait(fake.token_delay_s)
+                    text = data.pop("_text", None)
+                    try:
+                        self.wfile.write(f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode())
+                        self.wfile.flush()
+                    except (BrokenPipeError, ConnectionResetError):  # the client went away (a killed bot)
+                        return
+                    if text is not None:
+                        with fake._lock:
+                            fake.block_ends.append((time.monotonic(), text))
 
             def _send(self, reply: Reply) -> None:
                 payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
@@ -327,8 +413,9 @@ class FakeAnthropic:
         return handler(body)
 
 
-def auto_agent(delay_s: float = 0.0) -> Handler:
-    """A stateless model for load: search with the question, then answer citing the first passage."""
+def auto_agent(delay_s: float = 0.0, sentences: int = 1) -> Handler:
+    """A stateless model for load: search with the question, then answer citing the first passage (in this many
+    sentences, each citing its first line: more than one makes a streamed answer grow in Slack)."""
 
     def handler(req: dict) -> Reply:
         last = req["messages"][-1]
@@ -339,13 +426,10 @@ def auto_agent(delay_s: float = 0.0) -> Handler:
             if results:
                 first = results[0]
                 line = first["content"][0]["text"]
-                reply = answer(
-                    Cite(
-                        "According to the docs: " + "".join(ch for ch in line if not ch.isdigit())[:120],
-                        first["source"],
-                        line[:40],
-                    )
-                )(req)
+                said = "".join(ch for ch in line if not ch.isdigit())[:120]
+                cites = [Cite("According to the docs: " + said, first["source"], line[:40])]
+                cites += [Cite(" Again: " + said, first["source"], line[:40]) for _ in range(sentences - 1)]
+                reply = answer(*cites)(req)
             else:
                 reply = answer("The docs don't cover this.")(req)
         reply.delay_s = delay_s

@@ -190,8 +190,82 @@ class FakeSlack:
         msg = self.messages.get((p.get("channel"), p.get("ts")))
         if msg is None:
             return {"ok": False, "error": "message_not_found"}
+        blocks = json.loads(p["blocks"]) if isinstance(p.get("blocks"), str) else p.get("blocks")
+        problem = validate_blocks(blocks or [])
+        if problem:
+            return {"ok": False, "error": "invalid_blocks", "errors": [problem]}
         msg["text"] = p.get("text", msg["text"])
+        if blocks is not None:
+            msg["blocks"] = blocks
+        msg["edited"] = True
         return {"ok": True, "channel": p["channel"], "ts": p["ts"]}
+
+    # Streaming (chat.startStream, appendStream, stopStream): one message that grows, then is finished with blocks.
+
+    @staticmethod
+    def _chunk_text(p: dict) -> tuple[str | None, str | None]:
+        """The markdown text a streaming call carries (markdown_text, or markdown_text chunks), or an error."""
+        chunks = json.loads(p["chunks"]) if isinstance(p.get("chunks"), str) else p.get("chunks") or []
+        if any(c.get("type") != "markdown_text" or not isinstance(c.get("text"), str) for c in chunks):
+            return None, "invalid_chunks"
+        text = (p.get("markdown_text") or "") + "".join(c["text"] for c in chunks)
+        return (text, None) if len(text) <= 12_000 else (None, "msg_too_long")
+
+    def api_chat_startStream(self, p):
+        channel = p.get("channel")
+        if not channel or not p.get("thread_ts"):
+            return {"ok": False, "error": "invalid_arguments"}
+        if not channel.startswith("D") and not (p.get("recipient_team_id") and p.get("recipient_user_id")):
+            return {"ok": False, "error": "missing_recipient_user_id"}  # required outside DMs
+        text, error = self._chunk_text(p)
+        if error:
+            return {"ok": False, "error": error}
+        ts = self._next_ts()
+        self.messages[(channel, ts)] = {
+            "type": "message",
+            "channel": channel,
+            "ts": ts,
+            "user": BOT_USER,
+            "bot_id": BOT_ID,
+            "text": text,
+            "blocks": [],
+            "thread_ts": p["thread_ts"],
+            "streaming": True,
+            "recipient_user_id": p.get("recipient_user_id"),
+        }
+        return {"ok": True, "channel": channel, "ts": ts}
+
+    def _streaming(self, p: dict) -> tuple[dict | None, dict | None]:
+        msg = self.messages.get((p.get("channel"), p.get("ts")))
+        if msg is None:
+            return None, {"ok": False, "error": "message_not_found"}
+        if not msg.get("streaming"):
+            return None, {"ok": False, "error": "message_not_in_streaming_state"}
+        return msg, None
+
+    def api_chat_appendStream(self, p):
+        msg, error = self._streaming(p)
+        if error:
+            return error
+        text, problem = self._chunk_text(p)
+        if problem:
+            return {"ok": False, "error": problem}
+        msg["text"] += text
+        return {"ok": True, "channel": msg["channel"], "ts": msg["ts"]}
+
+    def api_chat_stopStream(self, p):
+        msg, error = self._streaming(p)
+        if error:
+            return error
+        text, problem = self._chunk_text(p)
+        blocks = json.loads(p["blocks"]) if isinstance(p.get("blocks"), str) else p.get("blocks") or []
+        problem = problem or validate_blocks(blocks)
+        if problem:
+            return {"ok": False, "error": "invalid_blocks", "errors": [problem]}
+        msg["text"] += text
+        msg["blocks"] = blocks
+        msg["streaming"] = False
+        return {"ok": True, "channel": msg["channel"], "ts": msg["ts"], "message": msg}
 
     def api_chat_getPermalink(self, p):
         if (p.get("channel"), p.get("message_ts")) not in self.messages:

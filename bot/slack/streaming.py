@@ -1,0 +1,86 @@
+"""Claude's answer streamed into its Slack thread as it is written (chat.startStream, appendStream, stopStream).
+
+Only verified text arrives here (bot.agent.stream). The stream starts with the first verified sentence and ends
+with the sources and buttons. When the finished answer is not what was streamed - a later turn rewrote it, or
+the model failed and the docs answered instead - the message is corrected in place (chat.update), so the
+thread never holds two versions. When Slack refuses to stream, nothing was shown and the answer is posted whole.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.agent.types import Answer
+from bot.metrics import SLACK_ERRORS
+from bot.slack.claims import Job
+from bot.slack.mrkdwn import escape
+from bot.slack.render import answer_messages, trailer_blocks
+
+log = logging.getLogger(__name__)
+
+STREAM_LIMIT = 12_000  # characters of markdown_text per call
+
+
+class SlackStream:
+    def __init__(self, client: WebClient, job: Job) -> None:
+        self.client = client
+        self.job = job
+        self.shown = ""  # verified answer text sent so far
+        self.broken = False  # Slack refused or dropped the stream: show nothing more through it
+        self._stream = None
+
+    @property
+    def started(self) -> bool:
+        return self._stream is not None and self._stream.ts is not None
+
+    def append(self, text: str) -> None:
+        """Verified text from the model: on its way to the thread at once."""
+        if self.broken or len(self.shown) + len(text) > STREAM_LIMIT:
+            return
+        try:
+            if self._stream is None:
+                self._stream = self.client.chat_stream(
+                    channel=self.job.channel,
+                    thread_ts=self.job.root,
+                    recipient_team_id=self.job.team,
+                    recipient_user_id=self.job.user,
+                    buffer_size=1,  # every verified block is sent when it is ready
+                )
+            self._stream.append(markdown_text=escape(text))
+            self.shown += text
+        except SlackApiError as e:
+            SLACK_ERRORS.labels("chat.stream").inc()
+            log.info("streaming to %s stopped (%s): the answer will be posted whole", self.job.channel, e.response.get("error"))
+            self.broken = True
+
+    def finish(self, answer: Answer, notice: str | None = None, escalate: bool = False) -> bool:
+        """End the streamed message with the sources and buttons (or correct it to the finished answer). False when
+        nothing reached the thread, so the caller posts the answer whole."""
+        if not self.started:
+            return False
+        trailer = trailer_blocks(answer, escalate)
+        if notice:
+            trailer.insert(0, {"type": "context", "elements": [{"type": "mrkdwn", "text": escape(notice)}]})
+        if not self.broken and answer.status == "answered" and answer.answer.startswith(self.shown):
+            rest = answer.answer[len(self.shown) :]
+            try:
+                self._stream.stop(markdown_text=escape(rest) if rest else None, blocks=trailer)
+                return True
+            except SlackApiError as e:  # the stream expired, say: put the whole answer in the message instead
+                SLACK_ERRORS.labels("chat.stopStream").inc()
+                log.info(
+                    "chat.stopStream failed in %s (%s): updating the message instead", self.job.channel, e.response.get("error")
+                )
+        else:
+            try:
+                self._stream.stop()
+            except SlackApiError as e:
+                log.info("chat.stopStream failed in %s: %s", self.job.channel, e.response.get("error"))
+        first, *more = answer_messages(answer, notice, escalate)
+        self.client.chat_update(channel=self.job.channel, ts=self._stream.ts, **first)
+        for message in more:
+            self.client.chat_postMessage(channel=self.job.channel, thread_ts=self.job.root, unfurl_links=False, **message)
+        return True
