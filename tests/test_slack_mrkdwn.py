@@ -38,3 +38,8 @@ def test_mentions_and_broadcasts_in_text_are_escaped():
 
 def test_citation_markers_are_not_links():
     assert to_mrkdwn("Refunds take 5 days [1][2].") == "Refunds take 5 days [1][2]."
+
+
+def test_quoted_table_rows_keep_their_citation_markers_inside_the_table():
+    quoted = "| Status | Code |\n|---|---|\n| Not found | 404 | [1]\n| Rate limited | 429 | [1][2]"
+    assert to_mrkdwn(quoted) == "```\nStatus        Code\nNot found     404 [1]\nRate limited  429 [1][2]\n```"

@@ -72,3 +72,25 @@ def test_a_doc_url_cannot_change_a_links_label_or_scheme():
     assert source_link(hijack) == "<https://x.example/a%7CClick%20me%3E|[1] Refunds>"
     script = Source(1, "Refunds", "help/refunds.md", page_url(None, "help/refunds.md", "javascript:alert(1)"), "help")
     assert source_link(script) == "[1] Refunds (help/refunds.md)"
+
+
+def tables(message):
+    return [b for b in message["blocks"] if b["type"] == "table"]
+
+
+def test_a_table_in_an_answer_is_slacks_table_block_with_its_header_first_and_cells_escaped():
+    text = "Codes:\n| Status | Meaning |\n|---|---|\n| 409 | `busy` <!here> | [1]\n| 500 | **our fault** | [1]\nRetry later."
+    [message] = answer_messages(answered(text, [Source(1, "Errors", "e.md", None, "api")]))
+    assert validate_blocks(message["blocks"]) is None
+    [table] = tables(message)
+    cells = [[c["text"] for c in row] for row in table["rows"]]
+    assert cells == [["Status", "Meaning"], ["409", "busy &lt;!here&gt; [1]"], ["500", "our fault [1]"]]
+    sections = [b["text"]["text"] for b in message["blocks"] if b["type"] == "section"]
+    assert sections == ["Codes:", "Retry later."]
+
+
+def test_only_the_first_table_of_a_message_is_a_table_block():
+    one = "| A | B |\n|---|---|\n| 1 | 2 |"
+    [message] = answer_messages(answered(f"{one}\nand\n{one.replace('A', 'C')}"))
+    assert len(tables(message)) == 1
+    assert any("C  B" in b["text"]["text"] for b in message["blocks"] if b["type"] == "section")

@@ -1,7 +1,8 @@
 """Markdown (as Claude writes it and as docs quote it) into Slack's mrkdwn, which spells most things differently.
 
 **bold** -> *bold*, *italic* / _italic_ -> _italic_, ~~struck~~ -> ~struck~, [text](https://...) -> <url|text>,
-# Heading -> *Heading*, "- item" -> "• item", a table -> an aligned monospace block (its header once), a leading
+# Heading -> *Heading*, "- item" -> "• item", a table -> an aligned monospace block (its header once; the
+renderer shows the first table of a message as Slack's own table block instead, see `pieces`), a leading
 "> " stays a quote. Code spans and fences are kept as written. Everything else is text: & < > are escaped, so
 nothing from a doc or the model can ping anyone or smuggle a link.
 """
@@ -19,7 +20,8 @@ _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(\s*)[-*+]\s+")
 _QUOTE = re.compile(r"^(\s*)>\s?")
-_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*(?:\[\d+\]\s*)*$")  # a quoted row may end in its citation markers
+_MARKERS = re.compile(r"(?:\s*\[\d+\])+\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
@@ -49,14 +51,70 @@ def _inline(text: str) -> str:
 
 
 def _cells(row: str) -> list[str]:
-    return [c.strip() for c in row.strip().strip("|").split("|")]
+    """A row's cells; citation markers after the row ("| 409 | Conflict | [1]") go with its last cell."""
+    markers = _MARKERS.search(row) if not row.rstrip().endswith("|") else None
+    body = row[: markers.start()] if markers else row
+    cells = [c.strip() for c in body.strip().strip("|").split("|")]
+    if markers:
+        cells[-1] = f"{cells[-1]} {' '.join(markers.group(0).split())}".strip()
+    return cells
+
+
+def table_cells(rows: list[str]) -> list[list[str]]:
+    """A Markdown table's rows as cells (header first, the rule line dropped), padded to one width."""
+    cells = [_cells(r) for r in rows if not _TABLE_RULE.match(r)]
+    width = max(len(r) for r in cells)
+    return [r + [""] * (width - len(r)) for r in cells]
+
+
+def _table_end(lines: list[str], i: int) -> int | None:
+    """Where the table starting at line i ends (None: no table starts there)."""
+    if not (_TABLE_ROW.match(lines[i]) and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1])):
+        return None
+    j = i
+    while j < len(lines) and _TABLE_ROW.match(lines[j]):
+        j += 1
+    return j
+
+
+def pieces(markdown: str) -> list[str | list[list[str]]]:
+    """The text between tables (as Markdown) and each table (as cells), in order; tables inside code fences
+    are code."""
+    out: list[str | list[list[str]]] = []
+    lines = markdown.split("\n")
+    text: list[str] = []
+    i, fenced = 0, False
+    while i < len(lines):
+        if _FENCE.match(lines[i]):
+            fenced = not fenced
+        end = None if fenced else _table_end(lines, i)
+        if end is None:
+            text.append(lines[i])
+            i += 1
+            continue
+        if any(t.strip() for t in text):
+            out.append("\n".join(text))
+        text = []
+        out.append(table_cells(lines[i:end]))
+        i = end
+    if any(t.strip() for t in text):
+        out.append("\n".join(text))
+    return out
+
+
+def plain(text: str) -> str:
+    """A cell's text without Markdown markup (code ticks, emphasis, link syntax), escaped."""
+    text = _LINK.sub(lambda m: m.group(1), text)
+    text = _CODE.sub(lambda m: m.group(2), text)
+    text = _BOLD.sub(lambda m: m.group(2), text)
+    text = _STRIKE.sub(r"\1", text)
+    return escape(text)
 
 
 def _table(rows: list[str]) -> list[str]:
     """A Markdown table as an aligned monospace block: its header once, no rule line."""
-    cells = [_cells(r) for r in rows if not _TABLE_RULE.match(r)]
-    width = max(len(r) for r in cells)
-    cells = [r + [""] * (width - len(r)) for r in cells]
+    cells = table_cells(rows)
+    width = len(cells[0])
     sizes = [max(len(r[i]) for r in cells) for i in range(width)]
     lines = ["  ".join(c.ljust(sizes[i]) for i, c in enumerate(r)).rstrip() for r in cells]
     return ["```", *(escape(line) for line in lines), "```"]
@@ -73,12 +131,9 @@ def to_mrkdwn(markdown: str) -> str:
             out.append("```")
         elif fenced:
             out.append(escape(line))
-        elif _TABLE_ROW.match(line) and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
-            j = i
-            while j < len(lines) and _TABLE_ROW.match(lines[j]):
-                j += 1
-            out += _table(lines[i:j])
-            i = j
+        elif (end := _table_end(lines, i)) is not None:
+            out += _table(lines[i:end])
+            i = end
             continue
         elif heading := _HEADING.match(line):
             out.append(f"*{_inline(heading.group(1))}*")

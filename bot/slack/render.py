@@ -16,15 +16,17 @@ from slack_sdk.models.blocks import (
     ContextActionsBlock,
     FeedbackButtonObject,
     FeedbackButtonsElement,
+    TableBlock,
 )
 
 from bot.agent.types import Answer, Source
 from bot.slack.message import is_dm_channel
-from bot.slack.mrkdwn import escape, to_mrkdwn
+from bot.slack.mrkdwn import escape, pieces, plain, to_mrkdwn
 
 SECTION_LIMIT = 3000
 BLOCK_LIMIT = 50
 FALLBACK_LIMIT = 3900
+TABLE_ROWS, TABLE_COLUMNS, TABLE_CELL_CHARS = 100, 20, 1000  # a table block's limits (cells kept short)
 MESSAGE_TEXT_BUDGET = 12_000  # Slack refuses messages whose blocks hold much more (msg_blocks_too_long)
 
 
@@ -110,8 +112,25 @@ def share_blocks(log_id: int) -> list[dict]:
 
 def answer_blocks(answer: Answer, notice: str | None = None, escalate: bool = False, private: bool = False) -> list[dict]:
     blocks: list[dict] = [context([escape(notice)])] if notice else []
-    blocks += [section(piece) for piece in split_text(to_mrkdwn(answer.answer))]
+    tabled = False
+    for piece in pieces(answer.answer):
+        if isinstance(piece, list) and not tabled and len(piece) <= TABLE_ROWS and len(piece[0]) <= TABLE_COLUMNS:
+            blocks.append(table(piece))
+            tabled = True  # Slack shows one table block per message; later tables stay aligned text
+        else:
+            markdown = piece if isinstance(piece, str) else "\n".join("| " + " | ".join(r) + " |" for r in _with_rule(piece))
+            blocks += [section(part) for part in split_text(to_mrkdwn(markdown))]
     return blocks + trailer_blocks(answer, escalate, private)
+
+
+def _with_rule(cells: list[list[str]]) -> list[list[str]]:
+    return [cells[0], ["---"] * len(cells[0]), *cells[1:]]
+
+
+def table(cells: list[list[str]]) -> dict:
+    """Slack's own table block: the header row first, each cell plain text (escaped like all text from docs)."""
+    rows = [[{"type": "raw_text", "text": plain(c)[:TABLE_CELL_CHARS] or " "} for c in row] for row in cells]
+    return TableBlock(rows=rows).to_dict()
 
 
 def trailer_blocks(answer: Answer, escalate: bool = False, private: bool = False) -> list[dict]:
