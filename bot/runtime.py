@@ -18,6 +18,7 @@ from kb.models import chunks
 
 if TYPE_CHECKING:  # the heavy parts (the Anthropic SDK, numpy, the embedder) load when first used, not per command
     from bot.agent.answer import Agent
+    from bot.agent.tools import ToolCall
     from kb.embedding import Embedder
     from kb.search import Searcher
     from kb.sync import Progress, SyncReport
@@ -117,9 +118,13 @@ class Runtime:
         collections: list[str] | None = None,
         origin: Origin = Origin(),
         on_text: Callable[[str], None] | None = None,
+        on_call: Callable[[ToolCall], None] | None = None,
     ) -> Answer:
-        """Answer a question and log it (the log row is committed before this returns). on_text: see Agent.answer."""
-        result = self.agent.answer(question, history, answerer=answerer, collections=collections, on_text=on_text)
+        """Answer a question and log it (the log row is committed before this returns). on_text, on_call: see
+        Agent.answer."""
+        result = self.agent.answer(
+            question, history, answerer=answerer, collections=collections, on_text=on_text, on_call=on_call
+        )
         if result.error:
             log.warning("question failed: %s", result.error)
         try:

@@ -41,6 +41,13 @@ def test_a_mention_is_answered_in_its_thread_with_numbered_links(fake_slack, bot
     assert fake_slack.titles == {}, "a channel thread is not an agent-view conversation: no title"
 
 
+def test_the_loading_status_names_each_search_while_it_runs(fake_slack, bot):
+    msg = mention(fake_slack, bot, "How much is express <delivery>?")
+    answers(fake_slack, msg)
+    statuses = [c.params["status"] for c in fake_slack.called("assistant.threads.setStatus")]
+    assert "is searching the docs for “How much is express &lt;delivery&gt;?”…" in statuses
+
+
 def test_a_direct_message_is_answered_in_thread(fake_slack, bot):
     msg = fake_slack.user_says("D_ALICE", "Can I go swimming with my earbuds?")
     fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])

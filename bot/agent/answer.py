@@ -11,7 +11,7 @@ from bot.agent.claude import ClaudeAnswerer, ModelFailure
 from bot.agent.local import LocalAnswerer
 from bot.agent.loop import run
 from bot.agent.stream import VerifiedStream
-from bot.agent.tools import Toolbox
+from bot.agent.tools import Toolbox, ToolCall
 from bot.agent.types import Answer, Limits, Problem, Source
 from bot.agent.verdict import verdict
 from kb.search import Searcher
@@ -37,6 +37,7 @@ class Agent:
         answerer: str | None = None,
         collections: list[str] | None = None,
         on_text: Callable[[str], None] | None = None,
+        on_call: Callable[[ToolCall], None] | None = None,
     ) -> Answer:
         """Answer from the docs, citing them, or say plainly that they don't cover it.
 
@@ -44,6 +45,7 @@ class Agent:
         answerer: "claude" or "local"; by default Claude when there is one.
         collections: the collections this asker may see (None: all).
         on_text: given Claude's answer as it is written, verified block by block (the local answerer's comes whole).
+        on_call: told of each tool call before it runs, to show progress ("searching the docs for ...").
         """
         started = time.perf_counter()
         kind = answerer or ("claude" if self.claude else "local")
@@ -51,7 +53,7 @@ class Agent:
             return Answer(question, "abstained", EMPTY, kind)
         if kind == "claude" and self.claude is None:
             return Answer(question, "error", NO_MODEL, kind, error="no ANTHROPIC_API_KEY")
-        toolbox = self._toolbox(collections)
+        toolbox = self._toolbox(collections, on_call)
         if kind == "claude":
             stream = VerifiedStream(toolbox.ledger, toolbox.calculations, on_text) if on_text else None
             bot = ClaudeAnswerer(*self.claude, stream=stream)
@@ -65,7 +67,7 @@ class Agent:
             failure, draft, result.error = e, None, e.detail
             if self.limits.fallback and e.docs_may_answer:  # the docs may still answer: quote them, and say so
                 result.problems.append(Problem.of("model_fallback", error=e.detail))
-                toolbox, bot, result.answerer = self._toolbox(collections), LocalAnswerer(), "local"
+                toolbox, bot, result.answerer = self._toolbox(collections, on_call), LocalAnswerer(), "local"
                 draft = run(bot, question, list(history), toolbox, self.limits.max_turns)
         v = verdict(draft, toolbox.ledger, toolbox.calculations, failure, self.limits.max_turns)
         result.status, result.answer, result.sources, result.cited = v.status, v.text, v.sources, v.cited
@@ -79,8 +81,8 @@ class Agent:
         result.latency_ms = (time.perf_counter() - started) * 1000
         return result
 
-    def _toolbox(self, collections: list[str] | None) -> Toolbox:
-        return Toolbox(self.searcher, max_searches=self.limits.max_searches, allowed_collections=collections)
+    def _toolbox(self, collections: list[str] | None, on_call: Callable[[ToolCall], None] | None = None) -> Toolbox:
+        return Toolbox(self.searcher, max_searches=self.limits.max_searches, allowed_collections=collections, on_call=on_call)
 
 
 def _closest(toolbox: Toolbox, searcher: Searcher, question: str, collections: list[str] | None) -> list[Source]:

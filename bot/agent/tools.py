@@ -116,6 +116,7 @@ class Toolbox:
     searches: list[SearchRecord] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     calculations: list[str] = field(default_factory=list)  # "600 * 100 = 60,000": numbers the answer may use
+    on_call: Callable[[ToolCall], None] | None = None  # told of each call before it runs (progress for the asker)
     _queries: set = field(default_factory=set)
 
     @property
@@ -128,6 +129,8 @@ class Toolbox:
         return self.max_searches - len(self.searches)
 
     def run(self, call: ToolCall) -> ToolResult:
+        if self.on_call is not None:
+            self.on_call(call)
         tool = TOOLS_BY_NAME.get(call.name)
         if tool is None:
             result = ToolResult.text(call, f"Unknown tool {call.name!r}. Tools: {', '.join(TOOLS_BY_NAME)}.", is_error=True)

@@ -22,6 +22,7 @@ from bot.runtime import Runtime
 from bot.slack.access import Access
 from bot.slack.claims import Job, claim, keys_for, mark_answered, orphans, take_over
 from bot.slack.message import SlackMessage, without_mention
+from bot.slack.mrkdwn import escape
 from bot.slack.render import answer_messages, plain_message, reason_message
 from bot.slack.streaming import SlackStream
 from kb.clock import as_utc, now
@@ -219,7 +220,12 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
             origin = Origin("slack", team=job.team, channel=job.channel, user_id=job.user, thread_ts=job.root)
             stream = SlackStream(client, job) if slack.streaming and slack.runtime.agent.claude else None
             answer = slack.runtime.ask(
-                text, history, collections=rule.collections, origin=origin, on_text=stream.append if stream else None
+                text,
+                history,
+                collections=rule.collections,
+                origin=origin,
+                on_text=stream.append if stream else None,
+                on_call=lambda call: _show_progress(client, job, call),
             )
             if not (stream and stream.finish(answer, notice, escalate=bool(rule.escalate_to))):
                 for message in answer_messages(answer, notice, escalate=bool(rule.escalate_to)):
@@ -275,6 +281,20 @@ def recover(slack: Slack, client: WebClient) -> int:
             answer_job(slack, client, job, [key])
         done += 1
     return done
+
+
+def progress_status(call) -> str | None:
+    """What the loading status says while a tool runs: the search in its own words."""
+    query = " ".join(str(call.input.get("query") or "").split())
+    if call.name == "search_docs" and query:
+        return f"is searching the docs for “{escape(query[:60])}{'…' if len(query) > 60 else ''}”…"
+    return None
+
+
+def _show_progress(client: WebClient, job: Job, call) -> None:
+    status = progress_status(call)
+    if status:
+        _quietly(client.assistant_threads_setStatus, channel_id=job.channel, thread_ts=job.root, status=status)
 
 
 def thread_title(question: str) -> str:

@@ -3,6 +3,8 @@ questions. Read from the index and the answer log each time the tab is opened; b
 
 from __future__ import annotations
 
+from slack_sdk.models.blocks import DividerBlock, HeaderBlock, MarkdownTextObject, SectionBlock
+from slack_sdk.models.views import View
 from sqlalchemy import Engine, func, select
 
 from bot.logs.models import questions
@@ -40,33 +42,22 @@ def home_view(facts: dict, rule: ChannelRule) -> dict:
     last = facts["last_sync"]
     synced = f"Last synced {last.finished_at:%Y-%m-%d %H:%M} UTC ({escape(last.status)})." if last else "Not synced yet."
     blocks = [
-        {"type": "header", "text": {"type": "plain_text", "text": "Answers from our docs, with sources"}},
-        {"type": "section", "text": {"type": "mrkdwn", "text": f"*What I know:* {what}; {facts['chunks']:,} passages. {synced}"}},
-        {
-            "type": "section",
-            "text": {
-                "type": "mrkdwn",
-                "text": "*How to ask:* message me here, or mention me in a channel. I answer in the thread with numbered "
-                "sources, or say plainly when the docs don't cover it.",
-            },
-        },
+        HeaderBlock(text="Answers from our docs, with sources"),
+        _section(f"*What I know:* {what}; {facts['chunks']:,} passages. {synced}"),
+        _section(
+            "*How to ask:* message me here, or mention me in a channel. I answer in the thread with numbered "
+            "sources, or say plainly when the docs don't cover it."
+        ),
     ]
     if rule.escalate_to:
-        blocks.append(
-            {
-                "type": "section",
-                "text": {
-                    "type": "mrkdwn",
-                    "text": f"*Need a person?* Use “Ask a person” under an answer: it goes to <#{rule.escalate_to}>.",
-                },
-            }
-        )
+        blocks.append(_section(f"*Need a person?* Use “Ask a person” under an answer: it goes to <#{rule.escalate_to}>."))
     recent = "\n".join(
         f"• {escape(' '.join(q.split())[:120])} — _{STATUS_WORDS.get(status, escape(status))}_, {when:%b %d}"
         for q, status, when in facts["mine"]
     )
-    blocks += [
-        {"type": "divider"},
-        {"type": "section", "text": {"type": "mrkdwn", "text": "*Your recent questions*\n" + (recent or "None yet.")}},
-    ]
-    return {"type": "home", "blocks": blocks}
+    blocks += [DividerBlock(), _section("*Your recent questions*\n" + (recent or "None yet."))]
+    return View(type="home", blocks=blocks).to_dict()
+
+
+def _section(text: str) -> SectionBlock:
+    return SectionBlock(text=MarkdownTextObject(text=text))

@@ -14,8 +14,12 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     ButtonElement,
     ContextActionsBlock,
+    ContextBlock,
     FeedbackButtonObject,
     FeedbackButtonsElement,
+    MarkdownTextObject,
+    RawTextObject,
+    SectionBlock,
     TableBlock,
 )
 
@@ -59,11 +63,11 @@ def split_text(text: str, limit: int = SECTION_LIMIT) -> list[str]:
 
 
 def section(text: str) -> dict:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+    return SectionBlock(text=MarkdownTextObject(text=text)).to_dict()
 
 
 def context(texts: list[str]) -> dict:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": t} for t in texts[:10]]}
+    return ContextBlock(elements=[MarkdownTextObject(text=t) for t in texts[:10]]).to_dict()
 
 
 def link_lines(links: list[str], per_element: int = 5) -> list[str]:
@@ -129,7 +133,7 @@ def _with_rule(cells: list[list[str]]) -> list[list[str]]:
 
 def table(cells: list[list[str]]) -> dict:
     """Slack's own table block: the header row first, each cell plain text (escaped like all text from docs)."""
-    rows = [[{"type": "raw_text", "text": plain(c)[:TABLE_CELL_CHARS] or " "} for c in row] for row in cells]
+    rows = [[RawTextObject(text=plain(c)[:TABLE_CELL_CHARS] or " ") for c in row] for row in cells]
     return TableBlock(rows=rows).to_dict()
 
 

@@ -17,7 +17,7 @@ from bot.agent.types import Answer
 from bot.metrics import SLACK_ERRORS
 from bot.slack.claims import Job
 from bot.slack.mrkdwn import escape
-from bot.slack.render import answer_messages, trailer_blocks
+from bot.slack.render import answer_messages, context, trailer_blocks
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class SlackStream:
             return False
         trailer = trailer_blocks(answer, escalate)
         if notice:
-            trailer.insert(0, {"type": "context", "elements": [{"type": "mrkdwn", "text": escape(notice)}]})
+            trailer.insert(0, context([escape(notice)]))
         if not self.broken and answer.status == "answered" and answer.answer.startswith(self.shown):
             rest = answer.answer[len(self.shown) :]
             try:

@@ -7,6 +7,8 @@ import logging
 import re
 
 from slack_bolt import App
+from slack_sdk.models.blocks import InputBlock, PlainTextInputElement, PlainTextObject
+from slack_sdk.models.views import View
 
 from bot.database import retrying
 from bot.logs.store import record_feedback, record_reason
@@ -19,23 +21,22 @@ REASON_VIEW = "feedback_reason"
 
 
 def reason_view(feedback_id: int) -> dict:
-    return {
-        "type": "modal",
-        "callback_id": REASON_VIEW,
-        "private_metadata": str(feedback_id),
-        "title": {"type": "plain_text", "text": "Not helpful"},
-        "submit": {"type": "plain_text", "text": "Send"},
-        "close": {"type": "plain_text", "text": "Skip"},
-        "blocks": [
-            {
-                "type": "input",
-                "block_id": "reason",
-                "optional": True,
-                "label": {"type": "plain_text", "text": "What was wrong or missing? (optional)"},
-                "element": {"type": "plain_text_input", "action_id": "text", "multiline": True, "max_length": 1000},
-            }
+    return View(
+        type="modal",
+        callback_id=REASON_VIEW,
+        private_metadata=str(feedback_id),
+        title=PlainTextObject(text="Not helpful"),
+        submit=PlainTextObject(text="Send"),
+        close=PlainTextObject(text="Skip"),
+        blocks=[
+            InputBlock(
+                block_id="reason",
+                optional=True,
+                label=PlainTextObject(text="What was wrong or missing? (optional)"),
+                element=PlainTextInputElement(action_id="text", multiline=True, max_length=1000),
+            )
         ],
-    }
+    ).to_dict()
 
 
 def register(app: App, slack: Slack) -> None:
