@@ -35,7 +35,7 @@ def test_a_sync_killed_halfway_leaves_the_previous_index_serving(engine, docs, d
     sync(engine, docs)
     before = counts(engine)
     expected = [h.chunk_id for h in Searcher(engine).search("refund window", k=3)]
-    write_docs(docs / "bulk", n_docs=4000, sections=5, words=100)
+    write_docs(docs / "bulk", n_docs=1000, sections=5, words=100)
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "bot.cli", "sync", "--docs", str(docs), "--db", db_url],
@@ -61,7 +61,7 @@ def test_a_sync_killed_halfway_leaves_the_previous_index_serving(engine, docs, d
         assert conn.execute(select(sync_runs.c.status).order_by(sync_runs.c.id.desc())).first()[0] == "running"
 
     report = sync(engine, docs)
-    assert report.status == "ok" and len(report.added) == 4000 and report.index_version == before[0] + 1
+    assert report.status == "ok" and len(report.added) == 1000 and report.index_version == before[0] + 1
     with engine.connect() as conn:
         statuses = conn.execute(select(sync_runs.c.status).order_by(sync_runs.c.id)).scalars().all()
     assert statuses == ["ok", "interrupted", "ok"]
