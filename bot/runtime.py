@@ -62,11 +62,12 @@ class Runtime:
     def agent(self) -> Agent:
         """The agent, with one Anthropic client for the whole process (its connection pool is reused)."""
         from bot.agent.answer import Agent
-        from bot.agent.claude import make_client
 
         s = self.settings
         claude = None
-        if s.anthropic_api_key:
+        if s.anthropic_api_key:  # the Anthropic SDK (2.5 s to import here) loads only when there is a key
+            from bot.agent.claude import make_client
+
             client = make_client(
                 s.anthropic_api_key.get_secret_value(), s.anthropic_base_url, s.anthropic_timeout_s, s.anthropic_max_retries
             )

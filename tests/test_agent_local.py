@@ -237,3 +237,25 @@ def test_a_table_row_is_read_with_its_own_tables_header_and_prose_is_not():
     ]
     assert [header_of(blocks, i) for i in range(len(blocks))] == [None, None, None, 1, 1, None, None, None, 6]
     assert [i for i in range(len(blocks)) if is_table_header(blocks, i)] == [1, 6]
+
+
+def test_answering_without_a_key_never_loads_the_anthropic_sdk(tmp_path):
+    """The SDK takes seconds to import: a bot with no key (the quickstart, the fallback-free tests) must not pay it."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    script = (
+        "import sys\n"
+        "from bot.runtime import Runtime\n"
+        "from bot.settings import load_settings\n"
+        f"rt = Runtime(load_settings(database_url='sqlite:///{tmp_path / 'k.db'}'))\n"
+        "rt.sync()\n"
+        "assert rt.ask('How long is the warranty?').status == 'answered'\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'anthropic'))\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("ANTHROPIC_")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

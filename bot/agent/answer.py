@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import anthropic
-
-from bot.agent.claude import ClaudeAnswerer, ModelFailure
 from bot.agent.local import LocalAnswerer
 from bot.agent.loop import run
 from bot.agent.stream import VerifiedStream
 from bot.agent.tools import Toolbox, ToolCall
-from bot.agent.types import Answer, Limits, Problem, Source
+from bot.agent.types import Answer, Limits, ModelFailure, Problem, Source
 from bot.agent.verdict import verdict
 from kb.search import Searcher
+
+if TYPE_CHECKING:
+    import anthropic
 
 EMPTY = "Ask me a question about the docs, for example: how long is the warranty?"
 NO_MODEL = "Claude is not set up here (no ANTHROPIC_API_KEY), so I can only quote the docs: ask without --answerer claude."
@@ -55,6 +56,8 @@ class Agent:
             return Answer(question, "error", NO_MODEL, kind, error="no ANTHROPIC_API_KEY")
         toolbox = self._toolbox(collections, on_call)
         if kind == "claude":
+            from bot.agent.claude import ClaudeAnswerer  # the Anthropic SDK loads only where there is a key
+
             stream = VerifiedStream(toolbox.ledger, toolbox.calculations, on_text) if on_text else None
             bot = ClaudeAnswerer(*self.claude, stream=stream)
         else:

@@ -14,7 +14,7 @@ import anthropic
 
 from bot.agent.loop import Draft, Reply
 from bot.agent.tools import Toolbox, ToolCall, ToolResult, tool_definitions
-from bot.agent.types import Citation, Segment
+from bot.agent.types import Citation, ModelFailure, Segment
 from kb.errors import SupportbotError
 
 if TYPE_CHECKING:
@@ -39,16 +39,6 @@ UNAVAILABLE = "The language model returned an error, so I couldn't answer. The b
 UNREACHABLE = "I couldn't reach the language model, so I couldn't answer. The bot's owner can see why in the logs."
 BAD_KEY = "The language model refused this bot's API key, so I couldn't answer. The bot's owner must check ANTHROPIC_API_KEY."
 TOO_LONG = "This conversation has grown too long for me to read in one go. Please ask again in a new thread."
-
-
-class ModelFailure(Exception):
-    """The model could not be used: a short reason for the asker, and the detail for the logs."""
-
-    def __init__(self, user_message: str, detail: str, docs_may_answer: bool = True) -> None:
-        super().__init__(detail)
-        self.user_message = user_message
-        self.detail = detail
-        self.docs_may_answer = docs_may_answer  # False when the question itself is the problem (too long)
 
 
 class ModelConfigError(SupportbotError, ValueError):

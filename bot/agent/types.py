@@ -141,3 +141,14 @@ class Answer:
         if self.log_id is not None:
             out["log_id"] = self.log_id
         return out
+
+
+class ModelFailure(Exception):
+    """The model could not be used: a short reason for the asker, and the detail for the logs. Defined here, not
+    beside the client, so that code which only handles it never loads the Anthropic SDK."""
+
+    def __init__(self, user_message: str, detail: str, docs_may_answer: bool = True) -> None:
+        super().__init__(detail)
+        self.user_message = user_message
+        self.detail = detail
+        self.docs_may_answer = docs_may_answer  # False when the question itself is the problem (too long)

@@ -9,11 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bot.agent.citations import numbers_in, render, verify
-from bot.agent.claude import ModelFailure
 from bot.agent.evidence import Ledger
 from bot.agent.local import INTRO
 from bot.agent.loop import Draft
-from bot.agent.types import Problem, Source, Status
+from bot.agent.types import ModelFailure, Problem, Source, Status
 
 NOT_COVERED = "I couldn't find this in the docs."
 OUT_OF_STEPS = "I ran out of steps before I could put an answer together from the docs."
