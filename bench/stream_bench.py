@@ -22,19 +22,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.slack_load import QUESTIONS
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from tests.conftest import BotProcess
 from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, answer, search, search_results
 from tests.fakes.slack import BOT_USER, FakeSlack
-
-QUESTIONS = [
-    "How much is express delivery?",
-    "How long is the warranty on Pods Pro?",
-    "What header do I put my API key in?",
-    "Can I go swimming with my earbuds?",
-    "What does error 409 mean?",
-]
 
 
 def three_sentences(req: dict) -> Reply:

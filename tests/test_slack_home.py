@@ -8,15 +8,19 @@ def open_home(fake_slack, bot, user="U1", tab="home"):
     assert fake_slack.deliver(bot.url, fake_slack.envelope(event)) == 200
 
 
+def asked_and_answered(fake_slack, bot, user="U1"):
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?", user=user)
+    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
+    fake_slack.wait_for(lambda: fake_slack.replies("C_GENERAL", msg["ts"]))
+
+
 def home_text(view) -> str:
     return "\n".join((b.get("text") or {}).get("text", "") for b in view["blocks"])
 
 
 def test_the_home_tab_lists_the_collections_and_the_viewers_own_questions(fake_slack, bot_env, start_bot):
     bot = start_bot(bot_env | {"SLACK_ESCALATION_CHANNEL": "CSUPPORT"})
-    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?", user="U1")
-    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
-    fake_slack.wait_for(lambda: fake_slack.replies("C_GENERAL", msg["ts"]))
+    asked_and_answered(fake_slack, bot)
     open_home(fake_slack, bot)
     view = fake_slack.wait_for(lambda: fake_slack.homes.get("U1"))
     text = home_text(view)
@@ -27,9 +31,7 @@ def test_the_home_tab_lists_the_collections_and_the_viewers_own_questions(fake_s
 
 def test_someone_elses_questions_are_not_on_your_home_tab(fake_slack, bot_env, start_bot):
     bot = start_bot(bot_env)
-    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?", user="U1")
-    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
-    fake_slack.wait_for(lambda: fake_slack.replies("C_GENERAL", msg["ts"]))
+    asked_and_answered(fake_slack, bot)
     open_home(fake_slack, bot, user="U2")
     text = home_text(fake_slack.wait_for(lambda: fake_slack.homes.get("U2")))
     assert "express delivery" not in text and "None yet." in text and "Need a person" not in text
@@ -45,9 +47,7 @@ def test_opening_the_messages_tab_suggests_the_teams_own_prompts_and_publishes_n
 
 def test_unconfigured_prompts_are_the_questions_the_bot_answered_then_its_largest_pages(fake_slack, bot_env, start_bot):
     bot = start_bot(bot_env)
-    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?", user="U1")
-    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
-    fake_slack.wait_for(lambda: fake_slack.replies("C_GENERAL", msg["ts"]))
+    asked_and_answered(fake_slack, bot)
     open_home(fake_slack, bot, tab="messages")
     prompts = fake_slack.wait_for(lambda: fake_slack.prompts.get("D_ALICE"))["prompts"]
     assert len(prompts) == 4

@@ -155,14 +155,19 @@ def logged_answer(engine: Engine, question_id: int, user_id: str | None, team: s
         ).first()
     if row is None or user_id is None:
         return None
-    fields = {f for f in Source.__dataclass_fields__}
     return Answer(
         question=row.question,
         status=row.status,
         answer=row.answer,
         answerer=row.answerer,
         model=row.model,
-        sources=[Source(**{k: v for k, v in s.items() if k in fields}) for s in row.sources or []],
-        closest=[Source(**{k: v for k, v in s.items() if k in fields}) for s in row.closest or []],
+        sources=_sources(row.sources),
+        closest=_sources(row.closest),
         log_id=row.id,
     )
+
+
+def _sources(logged: list[dict] | None) -> list[Source]:
+    """Sources as record() logged them (asdict), back as Sources; keys a later version added are left out."""
+    fields = Source.__dataclass_fields__
+    return [Source(**{k: v for k, v in s.items() if k in fields}) for s in logged or []]

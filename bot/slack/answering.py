@@ -22,7 +22,7 @@ from bot.runtime import Runtime
 from bot.slack.access import Access
 from bot.slack.claims import Job, claim, keys_for, mark_answered, orphans, take_over
 from bot.slack.message import SlackMessage, without_mention
-from bot.slack.mrkdwn import escape
+from bot.slack.mrkdwn import escape, one_line
 from bot.slack.render import answer_messages, plain_message, reason_message
 from bot.slack.streaming import SlackStream
 from kb.clock import as_utc, now
@@ -298,11 +298,7 @@ def _show_progress(client: WebClient, job: Job, call) -> None:
 
 
 def thread_title(question: str) -> str:
-    """The question on one line, cut at a word near TITLE_CHARS."""
-    line = " ".join(question.split())
-    if len(line) <= TITLE_CHARS:
-        return line
-    return line[: TITLE_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return one_line(question, TITLE_CHARS)
 
 
 def _quietly(method, **kwargs) -> None:

@@ -29,6 +29,14 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def one_line(text: str, limit: int) -> str:
+    """The text on one line, cut at a word (with "…") when it is longer than limit: a title, a button."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    return line[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
 def _label(text: str) -> str:
     return escape(" ".join(text.replace("|", "/").split()))
 
@@ -111,9 +119,12 @@ def plain(text: str) -> str:
     return escape(text)
 
 
-def _table(rows: list[str]) -> list[str]:
-    """A Markdown table as an aligned monospace block: its header once, no rule line."""
-    cells = table_cells(rows)
+def aligned(cells: list[list[str]]) -> str:
+    """A table's cells as an aligned monospace block: its header once, no rule line."""
+    return "\n".join(_aligned(cells))
+
+
+def _aligned(cells: list[list[str]]) -> list[str]:
     width = len(cells[0])
     sizes = [max(len(r[i]) for r in cells) for i in range(width)]
     lines = ["  ".join(c.ljust(sizes[i]) for i, c in enumerate(r)).rstrip() for r in cells]
@@ -132,7 +143,7 @@ def to_mrkdwn(markdown: str) -> str:
         elif fenced:
             out.append(escape(line))
         elif (end := _table_end(lines, i)) is not None:
-            out += _table(lines[i:end])
+            out += _aligned(table_cells(lines[i:end]))
             i = end
             continue
         elif heading := _HEADING.match(line):

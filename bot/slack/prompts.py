@@ -9,6 +9,7 @@ from datetime import timedelta
 from sqlalchemy import Engine, func, select
 
 from bot.logs.models import feedback, questions
+from bot.slack.mrkdwn import one_line
 from kb.clock import now
 from kb.models import chunks, documents
 
@@ -22,8 +23,7 @@ def as_prompts(messages: Sequence[str]) -> list[dict]:
     """Slack's prompt objects: a short title on the button, the whole message sent when it is clicked."""
     out = []
     for message in list(dict.fromkeys(" ".join(m.split()) for m in messages if m.strip()))[:MAX_PROMPTS]:
-        title = message if len(message) <= TITLE_CHARS else message[: TITLE_CHARS - 1].rstrip() + "…"
-        out.append({"title": title, "message": message})
+        out.append({"title": one_line(message, TITLE_CHARS), "message": message})
     return out
 
 

@@ -25,7 +25,7 @@ from slack_sdk.models.blocks import (
 
 from bot.agent.types import Answer, Source
 from bot.slack.message import is_dm_channel
-from bot.slack.mrkdwn import escape, pieces, plain, to_mrkdwn
+from bot.slack.mrkdwn import aligned, escape, pieces, plain, to_mrkdwn
 
 SECTION_LIMIT = 3000
 BLOCK_LIMIT = 50
@@ -122,13 +122,8 @@ def answer_blocks(answer: Answer, notice: str | None = None, escalate: bool = Fa
             blocks.append(table(piece))
             tabled = True  # Slack shows one table block per message; later tables stay aligned text
         else:
-            markdown = piece if isinstance(piece, str) else "\n".join("| " + " | ".join(r) + " |" for r in _with_rule(piece))
-            blocks += [section(part) for part in split_text(to_mrkdwn(markdown))]
+            blocks += [section(part) for part in split_text(to_mrkdwn(piece) if isinstance(piece, str) else aligned(piece))]
     return blocks + trailer_blocks(answer, escalate, private)
-
-
-def _with_rule(cells: list[list[str]]) -> list[list[str]]:
-    return [cells[0], ["---"] * len(cells[0]), *cells[1:]]
 
 
 def table(cells: list[list[str]]) -> dict:

@@ -21,7 +21,7 @@ from bot.slack.render import answer_messages, context, trailer_blocks
 
 log = logging.getLogger(__name__)
 
-STREAM_LIMIT = 12_000  # characters of markdown_text per call
+STREAM_LIMIT = 12_000  # Slack takes this much markdown_text a call; past it in total, the rest waits for the finish
 
 
 class SlackStream:

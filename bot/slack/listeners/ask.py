@@ -43,7 +43,7 @@ def register(app: App, slack: Slack) -> None:
             log.exception("/ask failed in %s", channel)
             messages = [reason_message("Sorry, something went wrong while I was answering.")]
         for message in messages:
-            respond(response_type="ephemeral", replace_original=False, **message)
+            private(respond, message)
 
     @app.action("share_answer")
     def on_share(ack, body, action, client, respond):
@@ -57,12 +57,12 @@ def register(app: App, slack: Slack) -> None:
             return
         answer = logged_answer(slack.runtime.engine, log_id, user, team)
         if answer is None or not channel:  # someone else's answer, another workspace's, or a forged click
-            respond(response_type="ephemeral", replace_original=False, **plain_message(NOT_YOURS))
+            tell(respond, NOT_YOURS)
             log.info("share of %s refused for %s", log_id, user)
             return
         key = [f"share:{log_id}"]
         if not claim(slack.runtime.engine, key):
-            respond(response_type="ephemeral", replace_original=False, **plain_message(SHARED_ALREADY))
+            tell(respond, SHARED_ALREADY)
             return
         rule = slack.access.rule(channel, is_dm=is_dm_channel(channel))
         try:
@@ -72,7 +72,16 @@ def register(app: App, slack: Slack) -> None:
             forget(slack.runtime.engine, key)
             why = e.response.get("error")
             log.warning("could not share %s in %s: %s", log_id, channel, why)
-            respond(response_type="ephemeral", replace_original=False, **plain_message(CANNOT_POST.format(why=why)))
+            tell(respond, CANNOT_POST.format(why=why))
             return
         mark_answered(slack.runtime.engine, key)
         respond(delete_original=True)
+
+
+def private(respond, message: dict) -> None:
+    """A new message only the asker sees, through the command's response_url."""
+    respond(response_type="ephemeral", replace_original=False, **message)
+
+
+def tell(respond, text: str) -> None:
+    private(respond, plain_message(text))
