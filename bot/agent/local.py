@@ -6,7 +6,9 @@ It knows nothing about particular documents, only a method:
    documentation's own vocabulary, taken from the passages already read (pseudo-relevance
    feedback);
 3. answer extractively: quote the few lines that best cover the question, each cited, or
-   abstain when no line covers enough of it. Lines that speak to an assistant are never quoted.
+   abstain when no line covers enough of it. The page the first search ranked first (BM25 and
+   meaning, fused) always gets its best line in, since line scoring matches words only.
+   Lines that speak to an assistant are never quoted.
 Arithmetic questions go to the calculator.
 """
 
@@ -330,6 +332,9 @@ class LocalAnswerer:
                 break
             if self._adds_something(chosen, cand):
                 chosen.append(cand)
+        lead = self._lead()
+        if lead is not None and all(lead[1].hit.path != c[1].hit.path for c in chosen):
+            chosen = [*chosen[: MAX_LINES - 1], lead]
         for _, p, i in list(chosen):  # a line that points elsewhere for the rest: quote the page it points to
             for cand in self._followed(p, i):
                 if len(chosen) < MAX_LINES and all(cand[1:] != c[1:] for c in chosen):
@@ -343,6 +348,23 @@ class LocalAnswerer:
             segments.append(Segment("\n"))
             headed.add((p.index, header))
         return Draft(segments)
+
+    def _lead(self):
+        """The best line of the page the first search ranked first (the hybrid ranking's choice), when it holds a
+        word of the question: line scoring is lexical, and a page found by meaning would otherwise go unquoted."""
+        passages = self.toolbox.ledger.passages
+        if not passages:
+            return None
+        top = passages[0].hit.path
+        wanted = set(self.stems.values())
+        lines = [
+            c
+            for q in passages
+            if q.hit.path == top
+            for c in self._lines(q, 0.0)
+            if self._words(q.blocks[c[2]]) & wanted
+        ]
+        return max(lines, key=lambda c: (c[0], -c[1].index, -c[2]), default=None)
 
     @staticmethod
     def _quote(p, i: int, header: int | None, excerpt: str) -> Segment:
