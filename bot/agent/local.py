@@ -357,13 +357,7 @@ class LocalAnswerer:
             return None
         top = passages[0].hit.path
         wanted = set(self.stems.values())
-        lines = [
-            c
-            for q in passages
-            if q.hit.path == top
-            for c in self._lines(q, 0.0)
-            if self._words(q.blocks[c[2]]) & wanted
-        ]
+        lines = [c for q in passages if q.hit.path == top for c in self._lines(q, 0.0) if self._words(q.blocks[c[2]]) & wanted]
         return max(lines, key=lambda c: (c[0], -c[1].index, -c[2]), default=None)
 
     @staticmethod
