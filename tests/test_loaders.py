@@ -13,6 +13,14 @@ def test_markdown_takes_title_and_url_from_front_matter():
     assert doc.url == "https://x.example/refunds"
 
 
+def test_markdown_front_matter_description_is_the_pages_first_line_at_its_source_line():
+    src = "---\ntitle: npm-link\ndescription: Symlink a\n  package folder\n---\n\n### Synopsis\n\n    npm link\n"
+    doc = load_markdown(src, "npm-link")
+    assert (doc.sections[0].level, doc.sections[0].heading) == (0, "")
+    assert [(line.number, line.text) for line in doc.sections[0].lines] == [(3, "Symlink a package folder")]
+    assert load_markdown("---\ndescription: [1, 2]\n---\n# T\n\nBody text.\n", "t").sections[0].heading == "T"
+
+
 def test_markdown_headings_ignore_hashes_inside_code_fences():
     doc = load_markdown("# Guide\n\n```sh\n# not a heading\n```\n\n## Real heading\n\ntext\n", "guide")
     assert headings(doc) == [(1, "Guide", "guide"), (2, "Real heading", "real-heading")]

@@ -10,7 +10,7 @@ from kb.loaders.markdown import load_markdown
 from kb.loaders.rst import load_rst
 
 # Raise when a loader reads the same file differently: the next sync re-indexes every page with it.
-LOADERS_VERSION = 2
+LOADERS_VERSION = 3
 
 
 def load_text(text: str, stem: str) -> Document:

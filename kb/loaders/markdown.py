@@ -61,8 +61,9 @@ def load_markdown(text: str, stem: str) -> Document:
     anchors = Anchors()
     sections: list[Section] = []
     first_heading = headings[0][0] if headings else len(lines)
-    if first_heading > body_start:
-        sections.append(Section(0, "", "", _lines(lines, body_start, first_heading, code)))
+    lead = _description(meta, lines, body_start)
+    if first_heading > body_start or lead:
+        sections.append(Section(0, "", "", lead + _lines(lines, body_start, first_heading, code)))
     for n, (_, end, level, heading) in enumerate(headings):
         stop = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
         sections.append(Section(level, heading, anchors(heading), _lines(lines, end, stop, code)))
@@ -70,6 +71,16 @@ def load_markdown(text: str, stem: str) -> Document:
 
 
 _COMMENT = re.compile(r"<!--.*?-->")
+
+
+def _description(meta: dict, lines: list[str], body_start: int) -> list[Line]:
+    """Front matter's `description:`, the page's summary in its author's words, as the page's first line: it
+    is what a page is about, so it is searched and can be quoted (cited at its line in the front matter)."""
+    text = meta.get("description")
+    if not isinstance(text, str) or not text.strip():
+        return []
+    number = next((i + 1 for i in range(body_start) if lines[i].startswith("description:")), 1)
+    return [Line(number, " ".join(text.split()))]
 
 
 MAX_FRONT_MATTER = 64 * 1024
