@@ -124,6 +124,25 @@ def test_the_vacation_question_abstains_with_closest_pages(rt):
     assert "vacation" in a.steps[0].observation
 
 
+def test_a_word_shared_by_coincidence_is_not_an_answer_when_the_page_is_far_in_meaning(db_url, tmp_path):
+    docs = tmp_path / "it-docs"
+    docs.mkdir()
+    (docs / "mailmap.md").write_text(
+        "# Mail map\n\n## Example\n\nAn entry maps the name recorded on a commit to the canonical one: "
+        "Jane Doe <jane@laptop.(none)> becomes Jane Doe <jane@example.com>.\n"
+    )
+    for item in "computer notebook monitor keyboard phone headset tablet printer webcam dock charger mouse desk chair".split():
+        (docs / f"{item}.md").write_text(
+            f"# Getting a {item}\n\n## Requesting one\n\nTo get a replacement {item} for work, request it from the "
+            "IT help desk; staff order equipment for employees who need hardware.\n"
+        )
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    rt.sync()
+    a = ask(rt, "who do i ask for a new laptop")
+    assert [h["path"] for h in a.searches[0].hits][:1] == ["mailmap.md"], "the only page with the word is found"
+    assert a.status == "abstained" and "jane@laptop" not in a.answer
+
+
 @pytest.mark.parametrize("question", ["Is there a student discount?", "Do the earbuds support Dolby Atmos spatial audio?"])
 def test_a_question_the_docs_do_not_answer_is_abstained(rt, question):
     a = ask(rt, question)
