@@ -16,6 +16,8 @@ k, the bonus and the candidate depth were chosen on three docs sets together
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 RRF_K = 10
@@ -39,15 +41,20 @@ def rrf(rankings: list[np.ndarray], size: int, k: int = RRF_K) -> np.ndarray:
     return fused
 
 
-def rank_pages(scores: np.ndarray, pages: np.ndarray, bonus: float = PAGE_BONUS) -> list[tuple[int, float, list[int]]]:
-    """(page, page score, its rows best first) for every page with a scoring row, best page first."""
+def rank_pages(scores: np.ndarray, pages: np.ndarray, bonus: float = PAGE_BONUS) -> Iterator[tuple[int, float, list[int]]]:
+    """(page, page score, its rows best first) for every page with a scoring row, best page first
+    (ties: the page whose best row comes first); lazily, since a search reads only the first few."""
     rows = top(scores, len(scores))
-    by_page: dict[int, list[int]] = {}
-    for row in rows.tolist():
-        by_page.setdefault(int(pages[row]), []).append(row)
-    ranked = []
-    for page, page_rows in by_page.items():
-        s = scores[page_rows]
-        ranked.append((page, float(s[0] + bonus * s[1:3].sum()), page_rows))
-    ranked.sort(key=lambda x: (-x[1], x[2][0]))
-    return ranked
+    if not len(rows):
+        return
+    page_of = pages[rows]
+    order = np.argsort(page_of, kind="stable")  # rows grouped by page, best first within each
+    grouped = page_of[order]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+    ends = np.r_[starts[1:], len(order)]
+    rank = np.arange(len(order)) - np.repeat(starts, ends - starts)
+    weight = np.where(rank == 0, 1.0, np.where(rank < 3, bonus, 0.0))
+    page_score = np.add.reduceat(scores[rows[order]] * weight, starts)
+    best_row = rows[order[starts]]
+    for i in np.lexsort((best_row, -page_score)).tolist():
+        yield int(grouped[starts[i]]), float(page_score[i]), rows[order[starts[i] : ends[i]]].tolist()

@@ -16,8 +16,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 import numpy as np
 from sqlalchemy import Engine, select
@@ -32,6 +33,7 @@ from kb.coverage import (
     read_question,
 )
 from kb.database import is_sqlite
+from kb.dense import DenseIndex
 from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, resolve_embedder, unpack_many
 from kb.index import BM25Index
@@ -49,6 +51,7 @@ log = logging.getLogger(__name__)
 DEFAULT_MIN_SCORE = 2.0
 SEARCH_MODES = ("hybrid", "bm25")
 CHUNKS_PER_PAGE = 3  # a page's best chunks come together, so an answer spread over sections is read whole
+CANDIDATE_BATCH = 32  # candidates checked for evidence at a time: most searches stop within the first batch
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,7 @@ class ServingIndex:
     """One consistent version: BM25 postings, dense vectors and page ids, row-aligned."""
 
     bm25: BM25Index
-    vectors: np.ndarray | None  # (rows, dim) float32 unit vectors; zero rows where a chunk has none
+    dense: DenseIndex | None  # the chunks' unit vectors (zero where a chunk has none), row-aligned by ids
     pages: np.ndarray  # document id per row
     version: int
 
@@ -110,7 +113,7 @@ class ServingIndex:
 
     @property
     def nbytes(self) -> int:
-        return self.bm25.nbytes + (self.vectors.nbytes if self.vectors is not None else 0) + self.pages.nbytes
+        return self.bm25.nbytes + (self.dense.nbytes if self.dense is not None else 0) + self.pages.nbytes
 
 
 def load_index(
@@ -144,7 +147,7 @@ def load_index(
                     if embedder is not None:
                         vectors.append(bytes(row[5]) if row[5] is not None and row[6] == embedder.name else None)
     bm25 = BM25Index.from_blobs(ids, codes, list(names), lengths, blobs, vocabulary, version=version, tokenizer=tokenizer)
-    dense = unpack_many(vectors, embedder.dim) if embedder is not None else None
+    dense = DenseIndex(unpack_many(vectors, embedder.dim)) if embedder is not None else None
     return ServingIndex(bm25, dense, np.asarray(pages, dtype=np.int64), version)
 
 
@@ -258,18 +261,21 @@ class Searcher:
         terms = [w.term for w in words]
         weights = docs_weights(words, df, index.bm25.size)
         candidates, bm = self._rank(index, question.query(query), collections)
-        present = index.bm25.present(np.array([c.row for c in candidates], dtype=np.int64), terms)
         kept: list[_Candidate] = []
-        for c, held in zip(candidates, present):
-            c.cover = coverage(words, held, weights)
-            if floor <= 0 or is_evidence(c.cover, float(bm[c.row]), floor):
-                kept.append(c)
-            if len(kept) == k:
-                break
+        while len(kept) < k and (batch := list(islice(candidates, CANDIDATE_BATCH))):
+            present = index.bm25.present(np.array([c.row for c in batch], dtype=np.int64), terms)
+            for c, held in zip(batch, present):
+                c.cover = coverage(words, held, weights)
+                if floor <= 0 or is_evidence(c.cover, float(bm[c.row]), floor):
+                    kept.append(c)
+                if len(kept) == k:
+                    break
         return self.hits([(int(index.bm25.chunk_ids[c.row]), float(bm[c.row]), c) for c in kept])
 
-    def _rank(self, index: ServingIndex, query: str, collections: Sequence[str] | None) -> tuple[list[_Candidate], np.ndarray]:
-        """The best chunk of every page either ranking found, pages best first."""
+    def _rank(
+        self, index: ServingIndex, query: str, collections: Sequence[str] | None
+    ) -> tuple[Iterator[_Candidate], np.ndarray]:
+        """The best chunks of every page either ranking found, pages best first (lazily), and the BM25 scores."""
         bm = index.bm25.scores(query)
         mask = None
         if collections is not None:
@@ -277,17 +283,15 @@ class Searcher:
             mask = ~np.isin(index.bm25.collections, wanted)
             bm[mask] = 0
         rankings = [top(bm, DEPTH)]
-        if self.embedder is not None and index.vectors is not None and len(index.vectors):
-            dense = index.vectors @ self.embedder.embed([query])[0]
-            if mask is not None:
-                dense[mask] = 0
-            rankings.append(top(dense, DEPTH))
+        if self.embedder is not None and index.dense is not None and index.dense.size:
+            rankings.append(index.dense.top(self.embedder.embed([query])[0], DEPTH, excluded=mask))
         positions = [{int(row): n for n, row in enumerate(r.tolist(), 1)} for r in rankings]
         fused = rrf(rankings, index.bm25.size)
-        out = []
-        for _, _, rows in rank_pages(fused, index.pages, self.page_bonus):
-            for row in rows[:CHUNKS_PER_PAGE]:
-                out.append(_Candidate(row, positions[0].get(row), positions[1].get(row) if len(positions) > 1 else None))
+        out = (
+            _Candidate(row, positions[0].get(row), positions[1].get(row) if len(positions) > 1 else None)
+            for _, _, rows in rank_pages(fused, index.pages, self.page_bonus)
+            for row in rows[:CHUNKS_PER_PAGE]
+        )
         return out, bm
 
     def hits(self, scored: list[tuple[int, float, _Candidate]]) -> list[Hit]:

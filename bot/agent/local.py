@@ -75,14 +75,16 @@ def arithmetic_in(question: str) -> str | None:
     return max(found, key=len).strip() if found else None
 
 
+_LETTER_OR_SPACE = re.compile(r"[^\W\d_]|\s")
+
+
 def _quotable(text: str) -> bool:
     """Prose worth quoting: not an instruction to an assistant, not a bare heading, rule or code."""
     if speaks_to_assistant(text) or len(text.split()) < 3 or set(text) <= set("|-: "):
         return False
     if text.startswith("|"):  # a table row: quotable when it has more than labels
         return any(ch.isdigit() for ch in text)
-    letters = sum(ch.isalpha() or ch.isspace() for ch in text)
-    return letters >= 0.7 * len(text)
+    return len(_LETTER_OR_SPACE.findall(text)) >= 0.7 * len(text)
 
 
 def _is_separator(line: str) -> bool:
@@ -162,6 +164,7 @@ class LocalAnswerer:
             self.weights[t] *= 0.5
         self.stems = {t: plural_stem(t) for t in self.weights}
         self._passage_words: dict[int, set[str]] = {}
+        self._read_texts: dict[str, frozenset[str]] = {}
         self.question = question
         self.expression = arithmetic_in(question)
         self.wants_number = bool(_ASKS_FOR_A_NUMBER.search(question))
@@ -227,8 +230,12 @@ class LocalAnswerer:
         return ToolCall(f"local_{self.calls}", name, args, thought)
 
     def _words(self, text: str) -> set[str]:
-        """Words for matching lines to the question: plurals folded ("costs" answers "cost")."""
-        return {plural_stem(w) for w in self.index.tokenizer.words(text)}
+        """Words for matching lines to the question: plurals folded ("costs" answers "cost"). Each text is read
+        once a question: the method rescans the same lines several times."""
+        words = self._read_texts.get(text)
+        if words is None:
+            words = self._read_texts[text] = frozenset(plural_stem(w) for w in self.index.tokenizer.words(text))
+        return words
 
     def _coverage(self, words: set[str], heading_words: set[str] = frozenset()) -> float:
         """How much of the question (by IDF weight) these words cover; a heading word counts half."""
@@ -321,7 +328,8 @@ class LocalAnswerer:
             seen.pop(t, None)
         if not seen:
             return None
-        ranked = sorted(seen, key=lambda t: -seen[t] * self.index.idf([t])[0])
+        idf = dict(zip(seen, self.index.idf(list(seen))))
+        ranked = sorted(seen, key=lambda t: -seen[t] * idf[t])
         return " ".join([self.query, *(surface[t] for t in ranked[:EXPANSION_TERMS])])
 
     def _compose(self) -> Draft:
