@@ -53,10 +53,9 @@ class DenseIndex:
                 scores[excluded] = 0
             return top(scores, depth)
         nearest = np.argpartition(-(self.centroids @ query), self.probe - 1)[: self.probe]
-        spans = [(int(self.starts[g]), int(self.starts[g + 1])) for g in np.sort(nearest)]
-        positions = np.concatenate([np.arange(a, b) for a, b in spans])
-        scores = np.concatenate([self.vectors[a:b] @ query for a, b in spans])
-        rows = self.order[positions]
+        spans = [slice(self.starts[g], self.starts[g + 1]) for g in np.sort(nearest)]
+        scores = np.concatenate([self.vectors[span] @ query for span in spans])
+        rows = np.concatenate([self.order[span] for span in spans])
         if excluded is not None:
             scores[excluded[rows]] = 0
         best = top(scores, depth)

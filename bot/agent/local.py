@@ -284,10 +284,20 @@ class LocalAnswerer:
         for _, target in links_in(p.blocks[i]):
             if not target or "://" in target or target.startswith(("#", "mailto:")):
                 continue
-            path = posixpath.normpath(posixpath.join(here, target.split("#")[0]))
-            lines = [c for q in self.toolbox.ledger.passages if q.hit.path == path for c in self._lines(q, 0.0)]
-            if lines:
-                yield max(lines, key=lambda c: (c[0], -c[1].index, -c[2]))
+            best = self._best_line(posixpath.normpath(posixpath.join(here, target.split("#")[0])))
+            if best is not None:
+                yield best
+
+    def _best_line(self, path: str, wanted: set[str] | None = None):
+        """The best quotable line of a page among the passages read (holding one of `wanted`, if given)."""
+        lines = [
+            c
+            for q in self.toolbox.ledger.passages
+            if q.hit.path == path
+            for c in self._lines(q, 0.0)
+            if wanted is None or self._words(q.blocks[c[2]]) & wanted
+        ]
+        return max(lines, key=lambda c: (c[0], -c[1].index, -c[2]), default=None)
 
     def _best_coverage(self) -> float:
         return max((cover for _, cover, _ in self._passages()), default=0.0)
@@ -379,12 +389,7 @@ class LocalAnswerer:
         """The best line of the page the first search ranked first (the hybrid ranking's choice), when it holds a
         word of the question: line scoring is lexical, and a page found by meaning would otherwise go unquoted."""
         passages = self.toolbox.ledger.passages
-        if not passages:
-            return None
-        top = passages[0].hit.path
-        wanted = set(self.stems.values())
-        lines = [c for q in passages if q.hit.path == top for c in self._lines(q, 0.0) if self._words(q.blocks[c[2]]) & wanted]
-        return max(lines, key=lambda c: (c[0], -c[1].index, -c[2]), default=None)
+        return self._best_line(passages[0].hit.path, set(self.stems.values())) if passages else None
 
     @staticmethod
     def _quote(p, i: int, header: int | None, excerpt: str) -> Segment:
