@@ -79,17 +79,27 @@ class Runtime:
         fetch is recorded and raised, and the last checkout's index keeps serving)."""
         from kb.sync import sync
 
-        commit = None
+        from kb.scan import DocsRootOutside
+
+        commit = checkout = None
         if docs_dir is None and self.settings.docs_git_url:
             docs_dir, commit = self._fetch_docs()
-        report = sync(
-            self.engine,
-            docs_dir or self.settings.docs_dir,
-            embedder=self.embedder,
-            max_file_bytes=self.settings.max_file_bytes,
-            progress=progress,
-            source_commit=commit,
-        )
+            checkout = self.settings.docs_git_checkout.resolve()  # the docs folder must stay inside it
+        try:
+            report = sync(
+                self.engine,
+                docs_dir or self.settings.docs_dir,
+                embedder=self.embedder,
+                max_file_bytes=self.settings.max_file_bytes,
+                progress=progress,
+                source_commit=commit,
+                within=checkout,
+            )
+        except DocsRootOutside as e:
+            from kb.sync import record_failed_run
+
+            record_failed_run(self.engine, str(docs_dir), f"{e}; the last index keeps serving")
+            raise
         if report.changed or report.removed:
             from bot.logs.stale import flag_stale
 

@@ -79,6 +79,14 @@ class Settings(BaseSettings):
         """Questions separated by '|' in the environment ("How long is the warranty?|How do I get a refund?")."""
         return [p.strip() for p in value.split("|") if p.strip()] if isinstance(value, str) else value
 
+    @field_validator("docs_git_subdir")
+    @classmethod
+    def _inside_the_repository(cls, value: str) -> str:
+        """A folder of the repository: never absolute, never climbing out with '..'."""
+        if value.startswith(("/", "\\")) or Path(value).is_absolute() or ".." in Path(value).parts:
+            raise ValueError("must be a folder inside the docs repository, without '..' or a leading '/'")
+        return value
+
     def __repr__(self) -> str:  # never print a secret, even by accident
         return f"Settings(database_url={self.database_url!r}, docs_dir={str(self.docs_dir)!r})"
 

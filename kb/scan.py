@@ -41,14 +41,24 @@ class DocsFolderMissing(SupportbotError, FileNotFoundError):
     pass
 
 
+class DocsRootOutside(SupportbotError, ValueError):
+    """The docs folder leads out of the folder it must stay in: a repository that made its docs folder a symlink,
+    or a subfolder setting with '..'. Refused before anything is read, so the last index keeps serving."""
+
+
 def collection_of(path: str) -> str:
     """The top-level subfolder; pages at the root belong to the collection "general"."""
     parts = PurePosixPath(path).parts
     return parts[0] if len(parts) > 1 else "general"
 
 
-def scan(root: Path, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> tuple[list[SourceFile], list[Problem]]:
+def scan(
+    root: Path, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, within: Path | None = None
+) -> tuple[list[SourceFile], list[Problem]]:
+    """within: the folder the root must resolve inside (a git checkout); None trusts the root as given."""
     root = Path(root)
+    if within is not None and not root.resolve().is_relative_to(Path(within).resolve()):
+        raise DocsRootOutside(f"refused: the docs folder {root} leads outside {within} (a symlink or '..' in its path)")
     if not root.is_dir():
         raise DocsFolderMissing(f"docs folder not found: {root} (set DOCS_DIR or pass --docs)")
     real_root = root.resolve()

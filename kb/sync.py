@@ -107,12 +107,14 @@ def sync(
     lock_timeout_s: float = 2.0,
     progress: Progress | None = None,
     source_commit: str | None = None,
+    within: Path | None = None,
 ) -> SyncReport:
     """embedder: None indexes for BM25 alone; the default is WordLlama (hybrid search).
-    source_commit: the git commit the docs folder was checked out at, recorded with the run."""
+    source_commit: the git commit the docs folder was checked out at, recorded with the run.
+    within: the folder docs_dir must resolve inside (the checkout it came from)."""
     started = time.perf_counter()
     docs_dir = Path(docs_dir)
-    files, problems = scan(docs_dir, max_file_bytes)  # raises DocsFolderMissing before anything is recorded
+    files, problems = scan(docs_dir, max_file_bytes, within)  # raises before anything is recorded
     unreadable = {p.path for p in problems}  # on disk but not read this time: an indexed one keeps its last version
     files, twins = drop_format_twins(files)
     problems += twins

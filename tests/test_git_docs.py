@@ -1,6 +1,7 @@
 """Docs straight from git: each sync brings a shallow checkout to the branch's head and records the commit;
 a fetch that fails leaves the last checkout and index serving, and says why."""
 
+import shutil
 import subprocess
 
 import pytest
@@ -10,6 +11,7 @@ from bot.runtime import Runtime
 from bot.settings import load_settings
 from kb.git_source import DocsFetchFailed, redact
 from kb.models import sync_runs
+from kb.scan import DocsRootOutside
 
 
 def git(*args, cwd):
@@ -116,3 +118,40 @@ def test_a_token_in_the_url_is_never_shown():
     )
     assert redact("https://ghp_secret@github.com/acme/docs.git") == "https://***@github.com/acme/docs.git"
     assert redact("file:///srv/docs.git") == "file:///srv/docs.git"
+
+
+def test_a_docs_folder_the_repository_made_a_symlink_to_a_host_folder_is_refused_and_the_last_index_serves(
+    db_url, tmp_path, origin
+):
+    bare, work = origin
+    publish(work, "docs/help/gift-cards.md", "# Gift cards\n\nGift cards never expire.\n")
+    rt = runtime(db_url, tmp_path, bare, docs_git_subdir="docs")
+    rt.sync()
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "notes.md").write_text("# Notes\n\nThe staging database password is hunter2.\n")
+    shutil.rmtree(work / "docs")
+    (work / "docs").symlink_to(host)  # a push that turns the docs folder into a link to the bot's host
+    git("add", "-A", cwd=work)
+    git("commit", "--quiet", "-m", "docs is a link now", cwd=work)
+    git("push", "--quiet", "origin", "main", cwd=work)
+    with pytest.raises(DocsRootOutside, match="leads outside"):
+        rt.sync()
+    rt.searcher.refresh()
+    assert {h.path for h in rt.searcher.search("staging database password", k=5)} <= {"help/gift-cards.md"}
+    assert top_path(rt, "do gift cards expire") == "help/gift-cards.md"
+    with rt.engine.connect() as conn:
+        last = conn.execute(select(sync_runs.c.status, sync_runs.c.error).order_by(sync_runs.c.id.desc())).first()
+    assert last.status == "failed" and "the last index keeps serving" in last.error
+
+
+@pytest.mark.parametrize("subdir", ["../..", "../../host", "/etc", "docs/../../host"])
+def test_a_docs_subfolder_outside_the_repository_is_refused_in_one_line(db_url, tmp_path, subdir):
+    from tests.conftest import run_cli
+
+    env = {"DOCS_GIT_URL": "file:///srv/docs.git", "DOCS_GIT_CHECKOUT": str(tmp_path / "checkout"), "DOCS_GIT_SUBDIR": subdir}
+    result = run_cli("sync", "--db", db_url, env=env)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert "DOCS_GIT_SUBDIR" in line and "inside the docs repository" in line
+    assert not (tmp_path / "checkout").exists(), "refused before anything was fetched"

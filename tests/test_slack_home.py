@@ -45,11 +45,49 @@ def test_opening_the_messages_tab_suggests_the_teams_own_prompts_and_publishes_n
     assert fake_slack.homes == {} and not fake_slack.called("views.publish")
 
 
-def test_unconfigured_prompts_are_the_questions_the_bot_answered_then_its_largest_pages(fake_slack, bot_env, start_bot):
-    bot = start_bot(bot_env)
-    asked_and_answered(fake_slack, bot)
+def ask_in(fake_slack, bot, channel, text, user, thread_ts=None):
+    """A question as Slack delivers it (a mention in a channel, a message in a DM), and its answer awaited."""
+    msg = fake_slack.user_says(
+        channel, text if channel.startswith("D") else f"<@{BOT_USER}> {text}", user=user, thread_ts=thread_ts
+    )
+    before = len(fake_slack.replies(channel, msg.get("thread_ts", msg["ts"])))
+    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
+    fake_slack.wait_for(lambda: len(fake_slack.replies(channel, msg.get("thread_ts", msg["ts"]))) > before)
+    return msg
+
+
+def suggested(fake_slack, bot) -> list[str]:
     open_home(fake_slack, bot, tab="messages")
-    prompts = fake_slack.wait_for(lambda: fake_slack.prompts.get("D_ALICE"))["prompts"]
+    return [p["message"] for p in fake_slack.wait_for(lambda: fake_slack.prompts.get("D_ALICE"))["prompts"]]
+
+
+def test_a_question_three_people_asked_in_public_channels_is_a_prompt_and_one_two_people_asked_is_not(
+    fake_slack, bot_env, start_bot
+):
+    bot = start_bot(bot_env)
+    for user in ("U1", "U2", "U3"):
+        ask_in(fake_slack, bot, "C_GENERAL", "How much is express delivery?", user)
+    for user in ("U1", "U2"):
+        ask_in(fake_slack, bot, "C_GENERAL", "How long is the warranty?", user)
+    prompts = suggested(fake_slack, bot)
     assert len(prompts) == 4
-    assert prompts[0]["message"] == "How much is express delivery?"
-    assert all(p["message"].startswith("What do the docs say about ") for p in prompts[1:])
+    assert prompts[0] == "How much is express delivery?"
+    assert all(p.startswith("What do the docs say about ") for p in prompts[1:])
+    assert fake_slack.called("conversations.info")  # an app_mention does not say whether its channel is public
+
+
+def test_questions_from_dms_private_channels_ask_and_thread_replies_never_become_prompts(fake_slack, bot_env, start_bot):
+    bot = start_bot(bot_env)
+    fake_slack.private_channels.add("C_SECRET")
+    secret = "How do refunds work when I was fired today? I'm Alice Roe, employee 4471"
+    root = ask_in(fake_slack, bot, "C_GENERAL", "How much is express delivery?", "U9")
+    for user in ("U1", "U2", "U3"):
+        ask_in(fake_slack, bot, f"D_{user}", secret, user)
+        ask_in(fake_slack, bot, "C_SECRET", secret, user)
+        ask_in(fake_slack, bot, "G_TEAM", secret, user)
+        status, _, response_id = fake_slack.command(bot.url, secret, channel="C_GENERAL", user=user)
+        assert status == 200
+        fake_slack.wait_for(lambda: fake_slack.responses[response_id])
+        ask_in(fake_slack, bot, "C_GENERAL", "and if I bought them in a shop?", user, thread_ts=root["ts"])
+    prompts = suggested(fake_slack, bot)
+    assert all(p.startswith("What do the docs say about ") for p in prompts), prompts

@@ -22,6 +22,7 @@ NEEDS = {
     "assistant_threads_setStatus": {"chat:write"},
     "assistant_threads_setSuggestedPrompts": {"assistant:write"},
     "assistant_threads_setTitle": {"assistant:write"},
+    "conversations_info": {"channels:read"},  # is a channel public? (a private one is refused: counted as private)
     "conversations_replies": {"channels:history", "groups:history", "im:history", "mpim:history"},  # threads anywhere
 }
 EVENTS = {"app_mention": {"app_mentions:read"}, "message.im": {"im:history"}, "app_home_opened": set()}

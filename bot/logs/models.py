@@ -16,6 +16,8 @@ questions = Table(
     Column("channel", String(64)),
     Column("user_id", String(64)),
     Column("thread_ts", String(32)),
+    Column("message_ts", String(32)),  # the question's own message: equal to thread_ts when it started the thread
+    Column("visibility", String(16)),  # "public" (a public channel) or "private" (DM, private channel, /ask); None: not Slack
     Column("question", Text, nullable=False),
     Column("answerer", String(16), nullable=False),
     Column("model", String(128)),

@@ -24,6 +24,8 @@ class Origin:
     channel: str | None = None
     user_id: str | None = None
     thread_ts: str | None = None
+    message_ts: str | None = None  # the question's own message (thread_ts when it started the thread)
+    visibility: Literal["public", "private"] | None = None  # who could read it where it was asked; None: unknown
 
 
 def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | None = None) -> int:
@@ -39,6 +41,8 @@ def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | 
                 channel=origin.channel,
                 user_id=origin.user_id,
                 thread_ts=origin.thread_ts,
+                message_ts=origin.message_ts,
+                visibility=origin.visibility,
                 question=answer.question,
                 answerer=answer.answerer,
                 model=answer.model,

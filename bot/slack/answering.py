@@ -25,6 +25,7 @@ from bot.slack.message import SlackMessage, without_mention
 from bot.slack.mrkdwn import escape, one_line
 from bot.slack.render import answer_messages, plain_message, reason_message
 from bot.slack.streaming import SlackStream
+from bot.slack.visibility import ChannelVisibility
 from kb.clock import as_utc, now
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,7 @@ class Slack:
     streaming: bool = True  # Claude's answers are streamed into the thread as they are verified
     suggested_prompts: tuple[str, ...] = ()  # the team's own prompts for the agent view (empty: built from the logs)
     in_flight: InFlight = field(default_factory=InFlight)
+    visibility: ChannelVisibility = field(default_factory=ChannelVisibility)
     stopping: threading.Event = field(default_factory=threading.Event)
     _held: list[tuple[Job, list[str]]] = field(default_factory=list)
     _held_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -217,7 +219,15 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
             )
             history = thread_history(client, job.channel, job.root, job.ts, job.bot_user_id) if job.root != job.ts else []
             rule = slack.access.rule(job.channel, job.is_dm)
-            origin = Origin("slack", team=job.team, channel=job.channel, user_id=job.user, thread_ts=job.root)
+            origin = Origin(
+                "slack",
+                team=job.team,
+                channel=job.channel,
+                user_id=job.user,
+                thread_ts=job.root,
+                message_ts=job.ts,
+                visibility=slack.visibility.of(client, job.channel, job.channel_type, job.is_dm),
+            )
             stream = SlackStream(client, job) if slack.streaming and slack.runtime.agent.claude else None
             answer = slack.runtime.ask(
                 text,

@@ -53,6 +53,7 @@ class Job:
     is_dm: bool
     has_files: bool
     bot_user_id: str | None
+    channel_type: str | None = None  # as the event said ("channel", "group", "im", "mpim"); an app_mention says none
 
     @property
     def keys(self) -> list[str]:

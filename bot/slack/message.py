@@ -30,6 +30,7 @@ class SlackMessage:
     ts: str
     root: str  # the thread's parent: the message's own ts when it starts one
     is_dm: bool
+    channel_type: str | None  # as Slack said: "channel" (public), "group" (private), "im", "mpim"; None on app_mention
     text: str  # with the bot's @mention removed
     user: str | None
     team: str | None
@@ -50,6 +51,7 @@ class SlackMessage:
             ts=ts,
             root=event.get("thread_ts") or ts,
             is_dm=is_dm_channel(channel, event.get("channel_type")),
+            channel_type=event.get("channel_type"),
             text=without_mention(event.get("text"), bot_user_id),
             user=event.get("user"),
             team=body.get("team_id") or event.get("team"),
@@ -91,4 +93,5 @@ class SlackMessage:
             is_dm=self.is_dm,
             has_files=self.has_files,
             bot_user_id=self.bot_user_id,
+            channel_type=self.channel_type,
         )

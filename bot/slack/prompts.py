@@ -16,6 +16,7 @@ from kb.models import chunks, documents
 MAX_PROMPTS = 4  # Slack shows up to four
 TITLE_CHARS = 75
 RECENT = timedelta(days=90)
+MIN_ASKERS = 3  # a question becomes a prompt only in words several people chose to share
 PROMPTS_TITLE = "Ask me about our docs"
 
 
@@ -28,31 +29,39 @@ def as_prompts(messages: Sequence[str]) -> list[dict]:
 
 
 def asked_and_answered(engine: Engine, collections: Sequence[str] | None, limit: int = MAX_PROMPTS) -> list[str]:
-    """The questions asked most often in Slack lately that the bot answered from these collections, and that no
-    one marked unhelpful."""
+    """Questions that at least MIN_ASKERS people asked in public channels lately, each starting a thread, that the
+    bot answered from these collections and no one marked unhelpful. A DM, a private channel, /ask or a thread
+    follow-up never becomes someone else's prompt, and neither does one person's wording (names, numbers, details)."""
     unhelpful = select(feedback.c.question_id).where(feedback.c.value == "down")
+    said = func.lower(func.trim(questions.c.question))
     query = (
-        select(questions.c.question, func.count().label("n"), func.max(questions.c.id).label("last"))
+        select(func.max(questions.c.id).label("last"))
         .where(
             questions.c.source == "slack",
+            questions.c.visibility == "public",
+            questions.c.message_ts == questions.c.thread_ts,
             questions.c.status == "answered",
             questions.c.created_at >= now() - RECENT,
             questions.c.id.not_in(unhelpful),
             func.length(questions.c.question) <= 200,
         )
-        .group_by(questions.c.question)
-        .order_by(func.count().desc(), questions.c.question)
+        .group_by(said)
+        .having(func.count(questions.c.user_id.distinct()) >= MIN_ASKERS)
+        .order_by(func.count().desc(), said)
         .limit(limit * 5)
     )
     with engine.connect() as conn:
-        rows = conn.execute(query).all()
-        sources = dict(
-            conn.execute(select(questions.c.id, questions.c.sources).where(questions.c.id.in_([r.last for r in rows]))).all()
-        )
+        last = [row.last for row in conn.execute(query)]
+        rows = {
+            row.id: row
+            for row in conn.execute(
+                select(questions.c.id, questions.c.question, questions.c.sources).where(questions.c.id.in_(last))
+            )
+        }
     allowed = None if collections is None else set(collections)
-    return [
-        row.question for row in rows if allowed is None or {s.get("collection") for s in sources.get(row.last) or []} <= allowed
-    ][:limit]
+    return [rows[i].question for i in last if allowed is None or {s.get("collection") for s in rows[i].sources or []} <= allowed][
+        :limit
+    ]
 
 
 def page_topics(engine: Engine, collections: Sequence[str] | None, limit: int = MAX_PROMPTS) -> list[str]:

@@ -55,6 +55,7 @@ class FakeSlack:
         self.prompts: dict[str, dict] = {}  # suggested prompts set per DM channel
         self.titles: dict[tuple[str, str], str] = {}  # assistant thread titles by (channel, thread_ts)
         self.reactions: dict[tuple[str, str], set[str]] = {}
+        self.private_channels: set[str] = set()  # channels (C...) that are private; G... always are
         self.faults: dict[str, list[Fault]] = {}
         self.socket_url: str | None = None
         self._ts = itertools.count(1)
@@ -326,6 +327,18 @@ class FakeSlack:
         ]
         return {"ok": True, "messages": sorted(thread, key=lambda m: float(m["ts"])), "has_more": False}
 
+    def api_conversations_info(self, p):
+        """As Slack answers a bot with channels:read but not groups:read: a private channel is refused."""
+        channel = p.get("channel") or ""
+        if channel.startswith("D"):
+            return {"ok": False, "error": "missing_scope", "needed": "im:read"}
+        if channel.startswith("G") or channel in self.private_channels:
+            return {"ok": False, "error": "missing_scope", "needed": "groups:read"}
+        if not channel.startswith("C"):
+            return {"ok": False, "error": "channel_not_found"}
+        flags = {"is_channel": True, "is_private": False, "is_im": False, "is_mpim": False, "is_ext_shared": False}
+        return {"ok": True, "channel": {"id": channel, "name": channel.lower(), **flags}}
+
     def api_users_info(self, p):
         return {"ok": True, "user": {"id": p.get("user"), "name": "someone", "is_bot": False}}
 
@@ -404,7 +417,8 @@ class FakeSlack:
         events = []
         if not dm and f"<@{BOT_USER}>" in msg.get("text", ""):
             events.append({"type": "app_mention", **base})
-        events.append({"type": "message", "channel_type": "im" if dm else "channel", **base})
+        private = msg["channel"].startswith("G") or msg["channel"] in self.private_channels
+        events.append({"type": "message", "channel_type": "im" if dm else "group" if private else "channel", **base})
         return [self.envelope(e) for e in events]
 
     def envelope(self, event: dict) -> dict:

@@ -36,7 +36,9 @@ def register(app: App, slack: Slack) -> None:
         rule = slack.access.rule(channel or "", is_dm=is_dm_channel(channel))
         try:
             answer = slack.runtime.ask(
-                question, collections=rule.collections, origin=Origin("slack", team=team, channel=channel, user_id=user)
+                question,
+                collections=rule.collections,
+                origin=Origin("slack", team=team, channel=channel, user_id=user, visibility="private"),
             )
             messages = answer_messages(answer, private=True)
         except Exception:
