@@ -77,9 +77,8 @@ class Runtime:
     def sync(self, docs_dir: Path | None = None, progress: Progress | None = None) -> SyncReport:
         """Index the docs folder; with DOCS_GIT_URL, first bring its checkout to the branch's head (a failed
         fetch is recorded and raised, and the last checkout's index keeps serving)."""
-        from kb.sync import sync
-
         from kb.scan import DocsRootOutside
+        from kb.sync import sync
 
         commit = checkout = None
         if docs_dir is None and self.settings.docs_git_url:
