@@ -19,6 +19,7 @@ from kb.errors import SupportbotError
 if TYPE_CHECKING:  # the rest is imported by the command that uses it, so `--help` and `logs` start fast
     from bot.logs.report import Filters
     from bot.runtime import Runtime
+    from kb.encode import EncodeReport
     from kb.sync import SyncReport
 
 
@@ -69,24 +70,25 @@ def runtime_for(db: str | None, docs: Path | None = None, *, reads_only: bool = 
 PROGRESS_EVERY_S = 10.0  # off a terminal, how often a long sync says how far it is
 
 
-def progress_bar():
-    """A progress callback for syncs: a bar on a terminal; elsewhere (a log file, a container) a line when
-    indexing starts, then one every PROGRESS_EVERY_S, so a long first sync is never silent."""
+def progress_bar(label: str = "Indexing", unit: str = "documents", every_s: float = PROGRESS_EVERY_S):
+    """A progress callback for syncs: a bar on a terminal; elsewhere (a log file, a container, `serve`'s sync
+    child) a line when the work starts, then one every every_s, so a long first sync is never silent."""
     state: dict = {}
     if not sys.stderr.isatty():
 
         def line(done: int, total: int) -> None:
-            if done == 1 or done == total or time.monotonic() - state.get("said", 0.0) >= PROGRESS_EVERY_S:
+            if "said" not in state or done == total or time.monotonic() - state["said"] >= every_s:
                 state["said"] = time.monotonic()
-                click.echo(f"Indexing: {done:,} of {total:,} documents", err=True)
+                click.echo(f"{label}: {done:,} of {total:,} {unit}", err=True)
 
         return line, lambda: None
 
     def update(done: int, total: int) -> None:
         if "bar" not in state:
-            state["bar"] = click.progressbar(length=total, label="Indexing", file=sys.stderr)
+            state["bar"] = click.progressbar(length=total, label=label, file=sys.stderr)
             state["bar"].__enter__()
-        state["bar"].update(1)
+            state["bar"].update(done - 1)
+        state["bar"].update(done - state["bar"].pos)
 
     def close() -> None:
         if "bar" in state:
@@ -109,6 +111,8 @@ def print_sync_report(report: SyncReport, err: bool = False) -> None:
             else ""
         )
     )
+    if report.encoding is not None:
+        echo(encoding_line(report.encoding))
     if report.new_problems:
         echo("Problems:")
         for p in report.new_problems:
@@ -118,23 +122,66 @@ def print_sync_report(report: SyncReport, err: bool = False) -> None:
         echo(f"{known} known problem(s), the same as at the last sync (--json lists them all).")
 
 
+def encoding_line(e: EncodeReport) -> str:
+    state = "all passages" if not e.left else f"{e.done:,} of {e.total:,} passages ({e.left:,} left for the next pass)"
+    return f"Re-ranking vectors: {state}; {e.encoded:,} encoded in {e.seconds:.1f} s."
+
+
 @main.command("sync")
 @docs_option
 @db_option
 @json_option
-def sync_cmd(docs: Path | None, db: str | None, as_json: bool) -> None:
-    """Index the docs folder incrementally (only changed documents are re-read)."""
+@click.option("--no-encode", "no_encode", is_flag=True, help="Index only; leave the re-ranking vectors to `supportbot encode`.")
+@click.option(
+    "--progress-every",
+    "every_s",
+    type=click.FloatRange(min=0.1),
+    default=PROGRESS_EVERY_S,
+    show_default=True,
+    help="Off a terminal, seconds between progress lines on stderr (with --json too: `serve` reads them).",
+)
+def sync_cmd(docs: Path | None, db: str | None, as_json: bool, no_encode: bool, every_s: float) -> None:
+    """Index the docs folder incrementally (only changed documents are re-read), then compute the re-ranking
+    vectors it lacks (the index serves without them meanwhile)."""
     with clear_errors():
         rt = runtime_for(db, docs)
-        update, close = progress_bar() if not as_json else (None, lambda: None)
+        update, close = progress_bar(every_s=every_s) if not as_json or not sys.stderr.isatty() else (None, lambda: None)
         try:
-            report = rt.sync(docs, progress=update)
+            report = rt.sync(docs, progress=update, encode=False)
         finally:
             close()
+        if not no_encode:
+            update, close = progress_bar("Encoding", "passages") if not as_json else (None, lambda: None)
+            try:
+                report.encoding = rt.encode(progress=update)
+            finally:
+                close()
     if as_json:
         click.echo(json.dumps(report.as_dict(), indent=2))
     else:
         print_sync_report(report)
+
+
+@main.command("encode")
+@db_option
+@json_option
+@click.option("--seconds", type=click.FloatRange(min=1), default=None, help="Stop after about this long; the next run goes on.")
+def encode_cmd(db: str | None, as_json: bool, seconds: float | None) -> None:
+    """Compute the sentence encoder's vectors the index lacks, which re-rank the top pages (SEARCH_MODE=rerank).
+    `sync` does it after indexing; `serve` runs it in a child process after each scheduled sync."""
+    with clear_errors():
+        rt = runtime_for(db)
+        update, close = progress_bar("Encoding", "passages") if not as_json else (None, lambda: None)
+        try:
+            report = rt.encode(seconds, progress=update)
+        finally:
+            close()
+    if as_json:
+        click.echo(json.dumps(report.as_dict() if report else None))
+    elif report is None:
+        click.echo("No re-ranking here: SEARCH_MODE is not rerank, or the encoder could not load.")
+    else:
+        click.echo(encoding_line(report))
 
 
 @main.command("search")

@@ -33,18 +33,32 @@ class Health:
         if self.stopping.is_set():
             reasons.append("stopping")
         try:
-            n_chunks = self._count_chunks()
+            self._count_chunks()
+            committed = self.runtime.committed_version()
         except Exception as e:
             reasons.append(f"database unreachable: {first_line(e)}")
         else:
-            if self.runtime.searcher.loaded_version is None:
-                reasons.append("index not loaded yet")
-            elif n_chunks == 0:
-                reasons.append("index is empty: the first sync has not finished")
+            loaded = self.runtime.searcher.loaded_version
+            if committed == 0:
+                progress = self.runtime.sync_progress
+                reasons.append(
+                    "the first sync has not finished" + (f" ({progress[0]:,} of {progress[1]:,} pages)" if progress else "")
+                )
+            elif loaded != committed:  # the index this process answers from is not the newest: have it load that one
+                reasons.append(f"loading index version {committed}" + (f" (serving {loaded})" if loaded else ""))
+                self.runtime.searcher.index  # noqa: B018 - touching it starts the load in the background
         slack = self.slack_error()
         if slack:
             reasons.append(f"slack: {slack}")
         return reasons
+
+    def detail(self) -> str:
+        """What a ready process still fills in: the re-ranking vectors, as they land."""
+        index = self.runtime.searcher.loaded
+        encoded = index.encoded if index is not None else None
+        if encoded is None or encoded.complete:
+            return ""
+        return f"; re-ranking vectors {encoded.count:,} of {len(encoded.chunk_ids):,} passages (filling in)"
 
     def _count_chunks(self) -> int:
         """The index's size, read from the database (which this also proves reachable); kept as the gauge."""
@@ -77,7 +91,8 @@ def health_app(health: Health, fallback=None):
         elif path == "/readyz":
             reasons = health.not_ready()
             status = "503 Service Unavailable" if reasons else "200 OK"
-            body, kind = (("not ready: " + "; ".join(reasons)) if reasons else "ready").encode() + b"\n", "text/plain"
+            text = ("not ready: " + "; ".join(reasons)) if reasons else "ready" + health.detail()
+            body, kind = text.encode() + b"\n", "text/plain"
         else:
             status, body, kind = "200 OK", health.metrics(), CONTENT_TYPE_LATEST
         start_response(status, [("Content-Type", kind), ("Cache-Control", "no-store")])

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the heavy parts (the Anthropic SDK, numpy, the embedder) lo
     from bot.agent.answer import Agent
     from bot.agent.tools import ToolCall
     from kb.embedding import Embedder
+    from kb.encode import EncodeReport
     from kb.search import Searcher
     from kb.sync import Progress, SyncReport
 
@@ -29,6 +30,24 @@ log = logging.getLogger(__name__)
 class Runtime:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self.sync_progress: tuple[int, int] | None = None  # (pages read, pages) of a sync under way, when known
+
+    def committed_version(self) -> int:
+        """The newest index a sync has committed (0: none yet)."""
+        from kb.sync import index_version
+
+        with self.engine.connect() as conn:
+            return index_version(conn)
+
+    def serves_an_index(self) -> bool:
+        """Whether this process can answer from a complete index: a sync has committed one, and it is loaded. The
+        first one is loaded now, not in the background: the empty index a process read before its first sync
+        committed would answer "not in the docs"."""
+        if self.committed_version() == 0:
+            return False
+        if not self.searcher.loaded_version:  # nothing loaded yet, or the empty index from before the first sync
+            self.searcher.refresh()
+        return True
 
     @cached_property
     def engine(self) -> Engine:
@@ -43,19 +62,34 @@ class Runtime:
             base_url=self.settings.docs_base_url,
             min_score=self.settings.search_min_score if self.settings.search_min_score is not None else DEFAULT_MIN_SCORE,
             embedder=self.embedder,
+            encoder=self.encoder,
         )
 
     @cached_property
     def embedder(self) -> Embedder | None:
-        """The dense model (SEARCH_MODE=hybrid), shared by sync and search; None when it cannot load."""
-        if self.settings.search_mode != "hybrid":
+        """The dense model (SEARCH_MODE=hybrid or rerank), shared by sync and search; None when it cannot load."""
+        if self.settings.search_mode == "bm25":
             return None
         from kb.embedding import EmbedderUnavailable, default_embedder
 
         try:
             return default_embedder()
         except EmbedderUnavailable as e:
-            log.warning("SEARCH_MODE=hybrid, but searching with BM25 alone: %s", e)
+            log.warning("SEARCH_MODE=%s, but searching with BM25 alone: %s", self.settings.search_mode, e)
+            return None
+
+    @cached_property
+    def encoder(self) -> Embedder | None:
+        """The sentence encoder that re-ranks the top pages (SEARCH_MODE=rerank); None when it cannot load."""
+        if self.settings.search_mode != "rerank" or self.embedder is None:
+            return None
+        from kb.embedding import EmbedderUnavailable
+        from kb.encoder import default_encoder
+
+        try:
+            return default_encoder()
+        except EmbedderUnavailable as e:
+            log.warning("SEARCH_MODE=rerank, but searching without re-ranking: %s", e)
             return None
 
     @cached_property
@@ -74,9 +108,10 @@ class Runtime:
             claude = (client, s.anthropic_model)
         return Agent(self.searcher, Limits(s.max_searches, s.max_turns, s.answer_fallback == "local"), claude)
 
-    def sync(self, docs_dir: Path | None = None, progress: Progress | None = None) -> SyncReport:
+    def sync(self, docs_dir: Path | None = None, progress: Progress | None = None, *, encode: bool = True) -> SyncReport:
         """Index the docs folder; with DOCS_GIT_URL, first bring its checkout to the branch's head (a failed
-        fetch is recorded and raised, and the last checkout's index keeps serving)."""
+        fetch is recorded and raised, and the last checkout's index keeps serving). encode: then compute the
+        sentence encoder's vectors the index lacks (the index already serves without them)."""
         from kb.scan import DocsRootOutside
         from kb.sync import sync
 
@@ -103,7 +138,17 @@ class Runtime:
             from bot.logs.stale import flag_stale
 
             report.stale_answers = flag_stale(self.engine, report.changed + report.removed)
+        if encode:
+            report.encoding = self.encode()
         return report
+
+    def encode(self, seconds: float | None = None, progress: Progress | None = None) -> EncodeReport | None:
+        """Compute the encoder's missing vectors (for `seconds` at most); None without an encoder."""
+        if self.encoder is None:
+            return None
+        from kb.encode import encode_missing
+
+        return encode_missing(self.engine, self.encoder, seconds=seconds, progress=progress)
 
     def _fetch_docs(self) -> tuple[Path, str]:
         from kb.git_source import DocsFetchFailed, fetch_docs, redact

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import re
 import resource
+import signal
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -38,7 +42,8 @@ def sync_is_due(runtime: Runtime) -> bool:
 
 
 def run_sync(runtime: Runtime) -> None:
-    """One scheduled sync, in a child process: a failure is logged and the previous index keeps serving."""
+    """One scheduled sync, in a child process: a failure is logged and the previous index keeps serving. Then, in a
+    second child, the re-ranking vectors the index lacks (the index already serves without them)."""
     started = time.monotonic()
     try:
         report = sync_in_child(runtime)
@@ -50,6 +55,8 @@ def run_sync(runtime: Runtime) -> None:
         _sync_ended("failed", started)
         log.error("scheduled sync failed; the previous index keeps serving: %s", e, extra={"event": "sync", "result": "failed"})
         return
+    finally:
+        runtime.sync_progress = None
     _sync_ended("ok", started)
     if report["added"] or report["changed"] or report["removed"] or report["embedded"]:
         runtime.searcher.refresh()  # built here, beside the index that keeps answering, then swapped in
@@ -64,6 +71,30 @@ def run_sync(runtime: Runtime) -> None:
         version,
         extra={"event": "sync", "result": "ok", "seconds": report["seconds"], "index_version": version},
     )
+    if runtime.encoder is not None:
+        run_encode(runtime)
+
+
+def run_encode(runtime: Runtime) -> None:
+    """Fill in the re-ranking vectors in a child process, for SYNC_TIMEOUT_SECONDS at most (a pass stopped there
+    keeps what it encoded; the next sync's pass goes on). Search picks them up as they land."""
+    try:
+        done = run_child(
+            runtime, ["encode", "--json", "--seconds", str(max(1, int(runtime.settings.sync_timeout_seconds * 0.9)))]
+        )
+    except Exception as e:
+        log.error("encoding the re-ranking vectors failed; search goes on without the missing ones: %s", e)
+        return
+    report = json.loads(done) or {}
+    if report.get("encoded") or report.get("left"):
+        log.info(
+            "re-ranking vectors: %d of %d passages (%d encoded in %.0f s)",
+            report["done"],
+            report["total"],
+            report["encoded"],
+            report["seconds"],
+            extra={"event": "encode", "done": report["done"], "total": report["total"]},
+        )
 
 
 def _sync_ended(result: str, started: float) -> None:
@@ -77,39 +108,79 @@ class SyncFailed(SupportbotError, RuntimeError):
     pass
 
 
+_PROGRESS = re.compile(r"^Indexing: ([\d,]+) of ([\d,]+) documents")
+
+
 def sync_in_child(runtime: Runtime) -> dict:
-    """`supportbot sync --json` in a child process with SYNC_MEMORY_MB of address space, as much CPU time as
-    SYNC_TIMEOUT_SECONDS and that long on the clock. Whatever a document does to a parser, the answering
-    process keeps its memory and its threads; a child stopped halfway leaves the previous index serving
-    (its transaction is never committed)."""
+    """`supportbot sync --json --no-encode` in a child process (run_child). Its progress lines are read as they
+    come, so a question held for the first index can say how far the sync is."""
+
+    def progress(line: str) -> None:
+        m = _PROGRESS.match(line)
+        if m:
+            runtime.sync_progress = (int(m[1].replace(",", "")), int(m[2].replace(",", "")))
+
+    return json.loads(run_child(runtime, ["sync", "--json", "--no-encode", "--progress-every", "1"], on_line=progress))
+
+
+def run_child(runtime: Runtime, args: list[str], on_line=None) -> str:
+    """`supportbot ARGS` in a child process with SYNC_MEMORY_MB of address space, as much CPU time as two cores
+    give in SYNC_TIMEOUT_SECONDS, and that long on the clock; its stdout. Whatever a document does to a parser,
+    the answering process keeps its memory and its threads; a sync stopped halfway leaves the previous index
+    serving (its transaction is never committed). on_line: each stderr line as it comes."""
     settings = runtime.settings
     limit = int(settings.sync_memory_mb * 2**20)
     seconds = max(1, int(settings.sync_timeout_seconds))
 
     def limits() -> None:  # in the child, before it runs Python
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
+        resource.setrlimit(resource.RLIMIT_CPU, (2 * seconds, 2 * seconds + 5))  # the encoder runs on two threads
+        os.nice(5)  # answering comes first
 
     env = os.environ | {"DATABASE_URL": settings.database_url, "DOCS_DIR": str(settings.docs_dir)}  # not argv: ps shows that
+    child = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=limits,
+        start_new_session=True,  # its own process group: git and whatever else it started end with it
+    )
+    out: list[str] = []
+    err: list[str] = []
+
+    def read_err() -> None:
+        for line in child.stderr:
+            err.append(line)
+            if on_line is not None:
+                on_line(line)
+
+    readers = [
+        threading.Thread(target=lambda: out.append(child.stdout.read()), daemon=True),
+        threading.Thread(target=read_err, daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "bot.cli", "sync", "--json"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=settings.sync_timeout_seconds,
-            preexec_fn=limits,
-        )
-    except subprocess.TimeoutExpired as e:
-        raise SyncFailed(f"the sync was stopped after {settings.sync_timeout_seconds:g} s (SYNC_TIMEOUT_SECONDS)") from e
-    if done.returncode == SyncBusy.exit_code:
-        raise SyncBusy(done.stderr.strip())
-    if done.returncode != 0:
-        why = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        if done.returncode < 0:
-            why = f"killed by signal {-done.returncode} (over SYNC_MEMORY_MB or SYNC_TIMEOUT_SECONDS?)"
+        child.wait(timeout=settings.sync_timeout_seconds)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+        raise SyncFailed(f"the {args[0]} was stopped after {settings.sync_timeout_seconds:g} s (SYNC_TIMEOUT_SECONDS)") from None
+    finally:
+        for reader in readers:
+            reader.join(5)
+    stderr = "".join(err).strip()
+    if child.returncode == SyncBusy.exit_code:
+        raise SyncBusy(stderr)
+    if child.returncode != 0:
+        why = (stderr.splitlines() or [f"exit status {child.returncode}"])[-1]
+        if child.returncode < 0:
+            why = f"killed by signal {-child.returncode} (over SYNC_MEMORY_MB or SYNC_TIMEOUT_SECONDS?)"
         raise SyncFailed(why)
-    return json.loads(done.stdout)
+    return "".join(out)
 
 
 def start_scheduler(runtime: Runtime) -> BackgroundScheduler:

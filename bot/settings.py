@@ -31,7 +31,7 @@ class Settings(BaseSettings):
     sync_timeout_seconds: float = Field(1800, alias="SYNC_TIMEOUT_SECONDS", gt=0)
     max_file_bytes: int = Field(2 * 1024 * 1024, alias="DOCS_MAX_FILE_BYTES", gt=0)
     search_min_score: float | None = Field(None, alias="SEARCH_MIN_SCORE", ge=0)
-    search_mode: Literal["hybrid", "bm25"] = Field("hybrid", alias="SEARCH_MODE")
+    search_mode: Literal["rerank", "hybrid", "bm25"] = Field("rerank", alias="SEARCH_MODE")
 
     # The model
     anthropic_api_key: SecretStr | None = Field(None, alias="ANTHROPIC_API_KEY")

@@ -191,3 +191,15 @@ def is_evidence(cover: Coverage, bm25_score: float, min_score: float) -> bool:
     match scores under it; on a large one a single generic word ("days") scores far over it.
     """
     return cover.share >= MIN_SHARE or (bm25_score >= min_score and cover.share >= MIN_SHARE_WITH_SCORE)
+
+
+STRENGTHS = ("strong", "partial", "weak")
+
+
+def strength(cover: Coverage, bm25_score: float, min_score: float, close_in_meaning: bool) -> str:
+    """How strongly a passage matches a query, for the reader to weigh (search never withholds one):
+    strong: it holds the query's subject and passes the evidence rule; partial: it holds the subject, or is
+    close to the query in meaning; weak: neither."""
+    if cover.has_focus and is_evidence(cover, bm25_score, min_score):
+        return "strong"
+    return "partial" if cover.has_focus or close_in_meaning else "weak"

@@ -60,6 +60,15 @@ chunks = Table(
     Index("ix_kb_chunks_document_id", "document_id"),
 )
 
+encodings = Table(  # sentence-encoder vectors, filled in after a sync commits (kb.encode); search reads them as they land
+    "kb_encodings",
+    metadata,
+    Column("id", Integer, primary_key=True),  # the order they landed in: search loads the ones past the last it saw
+    Column("chunk_id", Integer, ForeignKey("kb_chunks.id", ondelete="CASCADE"), nullable=False, unique=True),
+    Column("model", String(64), nullable=False),  # the encoder's name; another name means encode again
+    Column("vector", LargeBinary, nullable=False),  # int8 after a float32 scale, see kb.embedding.pack
+)
+
 terms = Table(
     "kb_terms",
     metadata,

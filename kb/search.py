@@ -2,9 +2,10 @@
 
 A search ranks pages, not only chunks: BM25 and (in hybrid mode) dense similarity
 each rank the chunks, reciprocal rank fusion merges them, and a page is scored
-from its best chunks (kb.ranking). A page is returned only with evidence: its
-best chunk holds a focus word of the question, and scores over the BM25 floor or
-covers enough of the question's rarity-weighted words (kb.coverage).
+from its best chunks (kb.ranking); with a sentence encoder, the top pages are then
+ordered again by meaning (kb.rerank). A search returns what ranks best, never
+less: each passage is labelled by how strongly it matches (kb.coverage.strength),
+and whether the passages answer is the answerer's call.
 
 The index lives in memory and is rebuilt from the database when the index
 version moves. A rebuild runs beside the old index, which keeps answering until
@@ -18,7 +19,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import chain, islice
 
 import numpy as np
 from sqlalchemy import Engine, select
@@ -28,30 +29,34 @@ from kb.coverage import (
     Question,
     coverage,
     docs_weights,
-    is_evidence,
     never_used,
     read_question,
+    strength,
 )
 from kb.database import is_sqlite
 from kb.dense import DenseIndex
 from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, resolve_embedder, unpack_many
+from kb.encoder import RELATED
 from kb.index import BM25Index
 from kb.links import chunk_url, page_url
 from kb.models import chunks, documents
 from kb.ranking import DEPTH, PAGE_BONUS, rank_pages, rrf, top
+from kb.rerank import RERANK_PAGES, EncodedRows
 from kb.sync import index_version
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
 from kb.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
 
-# The BM25 floor of the evidence rule: a hit scoring this (with a focus word of the
-# question) is evidence even when it covers little of the question.
+# The BM25 floor of the "strong" label: a hit scoring this (with a focus word of the
+# question) is strong even when it covers little of the question.
 DEFAULT_MIN_SCORE = 2.0
-SEARCH_MODES = ("hybrid", "bm25")
+SEARCH_MODES = ("rerank", "hybrid", "bm25")
 CHUNKS_PER_PAGE = 3  # a page's best chunks come together, so an answer spread over sections is read whole
-CANDIDATE_BATCH = 32  # candidates checked for evidence at a time: most searches stop within the first batch
+# Close in meaning: the sentence encoder's cosine with the query is at least kb.encoder.RELATED; with no encoder
+# vector, the dense ranking puts the chunk within this share of the docs' chunks (at least MEANING_FLOOR).
+MEANING_SHARE, MEANING_FLOOR = 0.02, 10
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,9 @@ class Hit:
     dense_rank: int | None = None  # likewise by dense similarity (hybrid mode)
     coverage: float = 0.0  # weighted share of the question's words the chunk holds
     missing: tuple[str, ...] = ()  # focus words of the question the chunk lacks
+    strength: str = "strong"  # how strongly it matches: strong, partial or weak (kb.coverage.strength)
+    meaning_rank: int | None = None  # its page's rank by the sentence encoder among the re-ranked pages
+    cosine: float | None = None  # the sentence encoder's cosine of the chunk with the query (None: no vector yet)
 
     def as_dict(self) -> dict:
         return {
@@ -80,6 +88,9 @@ class Hit:
             "score": round(self.score, 4),
             "bm25_rank": self.bm25_rank,
             "dense_rank": self.dense_rank,
+            "meaning_rank": self.meaning_rank,
+            "cosine": None if self.cosine is None else round(self.cosine, 4),
+            "strength": self.strength,
         }
 
     @property
@@ -95,6 +106,7 @@ class ServingIndex:
     dense: DenseIndex | None  # the chunks' unit vectors (zero where a chunk has none), row-aligned by ids
     pages: np.ndarray  # document id per row
     version: int
+    encoded: EncodedRows | None = None  # the sentence encoder's vectors, filled in as they land
 
     @property
     def collection_names(self) -> list[str]:
@@ -113,13 +125,19 @@ class ServingIndex:
 
     @property
     def nbytes(self) -> int:
-        return self.bm25.nbytes + (self.dense.nbytes if self.dense is not None else 0) + self.pages.nbytes
+        extra = (self.dense.nbytes if self.dense is not None else 0) + (self.encoded.nbytes if self.encoded else 0)
+        return self.bm25.nbytes + self.pages.nbytes + extra
 
 
 def load_index(
-    engine: Engine, tokenizer: Tokenizer = DEFAULT_TOKENIZER, embedder: Embedder | None = None, batch: int = 20_000
+    engine: Engine,
+    tokenizer: Tokenizer = DEFAULT_TOKENIZER,
+    embedder: Embedder | None = None,
+    batch: int = 20_000,
+    encoder: Embedder | None = None,
 ) -> ServingIndex:
-    """Read the vocabulary, every chunk's stored postings and (with an embedder) its vector, at one version."""
+    """Read the vocabulary, every chunk's stored postings and (with an embedder) its vector, at one version;
+    with an encoder, the sentence vectors that have landed so far."""
     ids: list[int] = []
     codes: list[int] = []
     lengths: list[int] = []
@@ -148,7 +166,12 @@ def load_index(
                         vectors.append(bytes(row[5]) if row[5] is not None and row[6] == embedder.name else None)
     bm25 = BM25Index.from_blobs(ids, codes, list(names), lengths, blobs, vocabulary, version=version, tokenizer=tokenizer)
     dense = DenseIndex(unpack_many(vectors, embedder.dim)) if embedder is not None else None
-    return ServingIndex(bm25, dense, np.asarray(pages, dtype=np.int64), version)
+    page_ids = np.asarray(pages, dtype=np.int64)
+    encoded = None
+    if encoder is not None:
+        encoded = EncodedRows(bm25.chunk_ids, page_ids, encoder.name, encoder.dim)
+        encoded.load_new(engine)
+    return ServingIndex(bm25, dense, page_ids, version, encoded)
 
 
 @dataclass(frozen=True)
@@ -164,7 +187,10 @@ class _Candidate:
     row: int
     bm25_rank: int | None
     dense_rank: int | None
+    meaning_rank: int | None = None
     cover: Coverage = field(default=None)  # type: ignore[assignment]
+    strength: str = "strong"
+    cosine: float | None = None
 
 
 class Searcher:
@@ -180,15 +206,19 @@ class Searcher:
         tokenizer: Tokenizer = DEFAULT_TOKENIZER,
         embedder: Embedder | None = USE_DEFAULT,
         page_bonus: float = PAGE_BONUS,
+        encoder: Embedder | None = None,
     ) -> None:
         """embedder: None searches with BM25 alone; the default is WordLlama (hybrid search).
-        page_bonus: 0 ranks a page by its best chunk alone."""
+        page_bonus: 0 ranks a page by its best chunk alone.
+        encoder: a sentence encoder (kb.encoder) that orders the top pages again by meaning, with the vectors
+        kb.encode has stored so far; None: no re-ranking."""
         self.engine = engine
         self.base_url = base_url
         self.min_score = min_score
         self.recheck_seconds = recheck_seconds
         self.tokenizer = tokenizer
         self.page_bonus = page_bonus
+        self.encoder = encoder
         try:
             self.embedder = resolve_embedder(embedder)
         except EmbedderUnavailable as e:
@@ -201,7 +231,9 @@ class Searcher:
 
     @property
     def mode(self) -> str:
-        return "hybrid" if self.embedder is not None else "bm25"
+        if self.embedder is None:
+            return "bm25"
+        return "rerank" if self.encoder is not None else "hybrid"
 
     @property
     def index(self) -> ServingIndex:
@@ -210,6 +242,11 @@ class Searcher:
         else:
             self._maybe_refresh_in_background()
         assert self._index is not None
+        return self._index
+
+    @property
+    def loaded(self) -> ServingIndex | None:
+        """The index being served now, without loading or checking anything."""
         return self._index
 
     @property
@@ -222,7 +259,7 @@ class Searcher:
         with self._lock:
             current = self._current_version()
             if self._index is None or self._index.version != current:
-                self._index = load_index(self.engine, self.tokenizer, self.embedder)
+                self._index = load_index(self.engine, self.tokenizer, self.embedder, encoder=self.encoder)
             self._checked_at = time.monotonic()
             return self._index
 
@@ -241,41 +278,57 @@ class Searcher:
         q = self.read(query)
         return [w.word for w in q.words if w.focus and w.known and q.df[w.term] == 0]
 
+    def absent_subject(self, query: str) -> list[str]:
+        """The query's words that show its subject is nowhere in the docs (kb.coverage.never_used), or []."""
+        q = self.read(query)
+        return never_used(q.words, q.df)
+
     def search(
         self,
         query: str,
         k: int = 5,
         collections: Sequence[str] | None = None,
         min_score: float | None = None,
+        per_page: int | Sequence[int] = CHUNKS_PER_PAGE,
     ) -> list[Hit]:
-        """Up to k chunks with evidence: the best pages first, each page's best chunks together.
+        """The best passages of the best-ranked pages, up to k: each page's best chunks together, best page first,
+        each labelled by how strongly it matches (Hit.strength). Nothing is withheld for matching weakly.
 
-        min_score=0 turns the evidence rule off: the closest pages, however weak.
+        per_page: how many chunks a page may give; a sequence gives the 1st page's, the 2nd's..., the last entry
+        for every later page ((3, 1): the best page read whole, then the best passage of each next page).
+        min_score: the BM25 floor of the "strong" label (default: the searcher's).
         """
         index = self.index
         floor = self.min_score if min_score is None else min_score
         question = self.read(query)
         words, df = question.words, question.df
-        if floor > 0 and never_used(words, df):
-            return []  # the docs never use what the question is about: nothing here can answer it
-        terms = [w.term for w in words]
-        weights = docs_weights(words, df, index.bm25.size)
-        candidates, bm = self._rank(index, question.query(query), collections)
-        kept: list[_Candidate] = []
-        while len(kept) < k and (batch := list(islice(candidates, CANDIDATE_BATCH))):
-            present = index.bm25.present(np.array([c.row for c in batch], dtype=np.int64), terms)
-            for c, held in zip(batch, present):
+        candidates, bm, meant = self._rank(index, question.query(query), collections, per_page)
+        kept = list(islice(candidates, k))
+        if kept:
+            rows = np.array([c.row for c in kept], dtype=np.int64)
+            present = index.bm25.present(rows, [w.term for w in words])
+            weights = docs_weights(words, df, index.bm25.size)
+            near = max(MEANING_FLOOR, MEANING_SHARE * index.size)
+            cosines = index.encoded.cosines(rows, meant) if meant is not None and index.encoded is not None else None
+            for n, (c, held) in enumerate(zip(kept, present)):
                 c.cover = coverage(words, held, weights)
-                if floor <= 0 or is_evidence(c.cover, float(bm[c.row]), floor):
-                    kept.append(c)
-                if len(kept) == k:
-                    break
+                c.cosine = None if cosines is None or np.isnan(cosines[n]) else float(cosines[n])
+                if c.cosine is not None:
+                    close = c.cosine >= RELATED
+                else:
+                    close = c.dense_rank is not None and c.dense_rank <= near
+                c.strength = strength(c.cover, float(bm[c.row]), floor, close)
         return self.hits([(int(index.bm25.chunk_ids[c.row]), float(bm[c.row]), c) for c in kept])
 
     def _rank(
-        self, index: ServingIndex, query: str, collections: Sequence[str] | None
-    ) -> tuple[Iterator[_Candidate], np.ndarray]:
-        """The best chunks of every page either ranking found, pages best first (lazily), and the BM25 scores."""
+        self,
+        index: ServingIndex,
+        query: str,
+        collections: Sequence[str] | None,
+        per_page: int | Sequence[int] = CHUNKS_PER_PAGE,
+    ) -> tuple[Iterator[_Candidate], np.ndarray, np.ndarray | None]:
+        """The best chunks of every page either ranking found, pages best first (lazily; the first RERANK_PAGES
+        ordered again by the encoder when it has vectors), the BM25 scores, and the encoder's query vector."""
         bm = index.bm25.scores(query)
         mask = None
         if collections is not None:
@@ -287,12 +340,24 @@ class Searcher:
             rankings.append(index.dense.top(self.embedder.embed([query])[0], DEPTH, excluded=mask))
         positions = [{int(row): n for n, row in enumerate(r.tolist(), 1)} for r in rankings]
         fused = rrf(rankings, index.bm25.size)
-        out = (
-            _Candidate(row, positions[0].get(row), positions[1].get(row) if len(positions) > 1 else None)
-            for _, _, rows in rank_pages(fused, index.pages, self.page_bonus)
-            for row in rows[:CHUNKS_PER_PAGE]
+        pages: Iterator[tuple[int, list[int]]] = (
+            (page, rows) for page, _, rows in rank_pages(fused, index.pages, self.page_bonus)
         )
-        return out, bm
+        meaning: dict[int, int] = {}
+        meant = None
+        if self.encoder is not None and index.encoded is not None and index.encoded.count:
+            meant = self.encoder.embed([query])[0]
+            head = list(islice(pages, RERANK_PAGES))
+            rows_of = dict(head)
+            order, meaning = index.encoded.order([page for page, _ in head], meant)
+            pages = chain(((page, rows_of[page]) for page in order), pages)
+        limits = [per_page] if isinstance(per_page, int) else list(per_page)
+        out = (
+            _Candidate(row, positions[0].get(row), positions[1].get(row) if len(positions) > 1 else None, meaning.get(page))
+            for n, (page, rows) in enumerate(pages)
+            for row in rows[: limits[min(n, len(limits) - 1)]]
+        )
+        return out, bm, meant
 
     def hits(self, scored: list[tuple[int, float, _Candidate]]) -> list[Hit]:
         """Fetch the rows for (chunk id, BM25 score, candidate), keeping their order; chunks gone since the load are dropped."""
@@ -335,6 +400,9 @@ class Searcher:
                     dense_rank=c.dense_rank,
                     coverage=round(c.cover.share, 4) if c.cover else 0.0,
                     missing=c.cover.missing_focus if c.cover else (),
+                    strength=c.strength,
+                    meaning_rank=c.meaning_rank,
+                    cosine=c.cosine,
                 )
             )
         return out
@@ -361,12 +429,19 @@ class Searcher:
             return index_version(conn)
 
     def _maybe_refresh_in_background(self) -> None:
+        """Every recheck_seconds: a new index version is loaded beside the one serving; otherwise the encoder's
+        vectors that landed since are read into it."""
         if time.monotonic() - self._checked_at < self.recheck_seconds:
             return
         if self._rebuild is not None and self._rebuild.is_alive():
             return
         self._checked_at = time.monotonic()
         if self._current_version() == self._index.version:
-            return
-        self._rebuild = threading.Thread(target=self.refresh, name="kb-index-rebuild", daemon=True)
+            encoded = self._index.encoded
+            if encoded is None or encoded.complete:
+                return
+            target = lambda: encoded.load_new(self.engine)
+        else:
+            target = self.refresh
+        self._rebuild = threading.Thread(target=target, name="kb-index-rebuild", daemon=True)
         self._rebuild.start()

@@ -25,6 +25,7 @@ from kb.clock import now
 from kb.database import is_sqlite
 from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, pack, resolve_embedder
+from kb.encode import EncodeReport
 from kb.errors import SupportbotError
 from kb.loaders import LOADERS_VERSION
 from kb.models import chunks, documents, index_state, sync_runs
@@ -60,6 +61,7 @@ class SyncReport:
     seconds: float = 0.0
     source_commit: str | None = None
     stale_answers: int = 0  # logged answers this sync overtook: counted by the answer log's owner (bot), not here
+    encoding: EncodeReport | None = None  # the encoder's vectors filled in after the index committed (kb.encode)
 
     @property
     def skipped(self) -> int:
@@ -90,6 +92,7 @@ class SyncReport:
             "problems": [p.as_dict() for p in self.problems],
             "source_commit": self.source_commit,
             "stale_answers": self.stale_answers,
+            "encoding": self.encoding.as_dict() if self.encoding else None,
         }
 
 

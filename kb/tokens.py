@@ -104,3 +104,13 @@ def plural_stem(word: str) -> str:
 
 
 DEFAULT_TOKENIZER = Tokenizer(stem="snowball")
+
+
+def content_words(text: str) -> set[str]:
+    """A text's words that say what it is about: stemmed, plurals folded, stopwords and short words left out."""
+    return {plural_stem(w) for w in DEFAULT_TOKENIZER.words(text) if len(w) > 2}
+
+
+def page_words(title: str, path: str) -> set[str]:
+    """What a page is about, by its title and its path ("help/returns-and-refunds.md")."""
+    return content_words(f"{title} {path.replace('/', ' ').replace('-', ' ').replace('_', ' ')}")

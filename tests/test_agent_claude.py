@@ -7,6 +7,8 @@ from sqlalchemy import text
 from bot.agent.claude import BAD_KEY, UNREACHABLE
 from bot.agent.tools import NO_NEW_EVIDENCE
 from bot.agent.types import Problem
+from bot.runtime import Runtime
+from bot.settings import load_settings
 from tests.fakes.anthropic import (
     Cite,
     Reply,
@@ -47,9 +49,9 @@ def test_a_missed_search_then_the_docs_words_find_two_pages_that_are_both_cited(
         "misplaced bud insurance payout",
         "lost earbud Care+ loss cover single earbud price Pods Pro",
     ]
-    assert a.searches[0].hits == []
     first_result = tool_result_text(last_tool_results(fake_anthropic.requests[1])[0])
-    assert "well enough to count as evidence" in first_result
+    assert a.searches[0].hits and "Weaker matches" in first_result, "shown, and labelled for the model to weigh"
+    assert "The docs never use the words" in first_result
     assert a.problems == []
     assert a.usage["calls"] == 3 and a.usage["input_tokens"] == 360
 
@@ -78,6 +80,47 @@ def test_passages_arrive_as_search_results_one_block_per_line_with_citations_on(
         "Sandbox keys are limited to 60 requests per minute."
     ]
     assert "600 requests" not in fake_anthropic.requests[0]["system"][0]["text"], "passages never go in the system prompt"
+
+
+def test_a_reformulated_search_with_one_word_the_docs_never_use_still_returns_what_its_other_words_find(
+    fake_anthropic, db_url, tmp_path
+):
+    docs = tmp_path / "api-docs"
+    docs.mkdir()
+    (docs / "webhooks.md").write_text(
+        "# Webhooks\n\n## Retries\n\nFailed webhook deliveries are retried five times, with exponential backoff.\n"
+    )
+    (docs / "endpoints.md").write_text(
+        "# Endpoints\n\n## Responding\n\nA delivery whose endpoint takes over 10 seconds to answer counts as failed.\n"
+    )
+    (docs / "keys.md").write_text("# API keys\n\n## Rotating\n\nRotate your keys every 90 days.\n")
+    for topic in "invoices taxes seats roles audit exports billing regions teams projects".split():
+        (docs / f"{topic}.md").write_text(f"# {topic.title()}\n\n## Overview\n\nHow {topic} work in the dashboard.\n")
+    rt = Runtime(
+        load_settings(
+            database_url=db_url,
+            docs_dir=docs,
+            anthropic_api_key="sk-ant-test-key",
+            anthropic_base_url=fake_anthropic.url,
+            anthropic_max_retries=0,
+        )
+    )
+    rt.sync()
+    fake_anthropic.then(
+        search("dashboard invoices"),
+        search("webhook delivery failed timeout seconds"),
+        answer(
+            Cite("An endpoint that takes over 10 seconds counts as failed,", "endpoints", "over 10 seconds"),
+            Cite(" and failed deliveries are retried five times.", "webhooks", "retried five times"),
+        ),
+    )
+    a = ask(rt, "why do my webhooks arrive several times?")
+    assert rt.searcher.unknown_words("webhook delivery failed timeout seconds") == ["timeout"]
+    assert {h["path"] for h in a.searches[1].hits} >= {"webhooks.md", "endpoints.md"}
+    second = tool_result_text(last_tool_results(fake_anthropic.requests[2])[0])
+    assert "The docs never use the word timeout" in second
+    assert a.status == "answered", a.problems
+    assert [s.path for s in a.sources] == ["endpoints.md", "webhooks.md"]
 
 
 def test_a_question_the_docs_do_not_cover_is_abstained_with_the_closest_pages(runtime, fake_anthropic):

@@ -114,14 +114,46 @@ def test_the_docs_words_replace_a_typo_before_searching(rt):
 
 def test_a_name_the_docs_never_mention_is_abstained_on_and_named(rt):
     a = ask(rt, "how do I deploy to netlify")
-    assert a.status == "abstained" and a.closest, "an abstention still points somewhere"
-    assert "netlify" in a.steps[0].observation
+    assert a.status == "abstained"
+    assert "The docs never use the word netlify" in a.steps[0].observation
 
 
-def test_the_vacation_question_abstains_with_closest_pages(rt):
+def test_an_abstention_offers_no_closest_pages_when_none_is_related(rt):
     a = ask(rt, "What is the vacation policy?")
-    assert a.status == "abstained" and a.sources == [] and a.closest
-    assert "vacation" in a.steps[0].observation
+    assert a.status == "abstained" and a.sources == [] and a.closest == []
+    assert "vacation" in a.steps[0].observation and a.searches[0].hits, "the search showed what it found"
+
+
+def test_an_abstention_offers_the_closest_pages_that_share_a_word_with_the_question(rt):
+    a = ask(rt, "can I return my earbuds to a shop in Lisbon?")
+    assert a.status == "abstained"
+    assert [s.path for s in a.closest] == ["help/returns-and-refunds.md"]
+
+
+def test_a_four_page_folder_answers_paraphrases_and_abstains_on_what_it_does_not_cover(db_url, tmp_path):
+    docs = tmp_path / "tiny"
+    docs.mkdir()
+    (docs / "refunds.md").write_text(
+        "# Refunds\n\nOnce we receive your return, the money goes back to your original payment method within 5 to 7 "
+        "business days.\n"
+    )
+    (docs / "shipping.md").write_text(
+        "# Shipping\n\nStandard delivery is free on orders over $50.\nOtherwise standard delivery carries a $5 fee.\n"
+        "Express delivery carries a $12 fee and arrives the next business day.\n"
+    )
+    (docs / "returns.md").write_text("# Returns\n\nYou can return any item within 30 days of delivery.\n")
+    (docs / "contact.md").write_text("# Contact\n\nEmail support@example.com, Monday to Friday.\n")
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    rt.sync()
+    cost = ask(rt, "what does express delivery cost?")  # the page says "fee"
+    assert cost.status == "answered" and "$12" in cost.answer
+    reach = ask(rt, "how long until my money reaches me after a return?")  # the page says "goes back"
+    assert reach.status == "answered" and "5 to 7 business days" in reach.answer
+    assert [s.path for s in reach.sources] == ["refunds.md"]
+    free = ask(rt, "is standard shipping free?")  # a rule stated over two lines is quoted whole
+    assert "free on orders over $50" in free.answer and "$5 fee" in free.answer
+    for uncovered in ("What is the vacation policy?", "can I pay with bitcoin?"):
+        assert ask(rt, uncovered).status == "abstained", uncovered
 
 
 def test_a_word_shared_by_coincidence_is_not_an_answer_when_the_page_is_far_in_meaning(db_url, tmp_path):
@@ -139,8 +171,9 @@ def test_a_word_shared_by_coincidence_is_not_an_answer_when_the_page_is_far_in_m
     rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
     rt.sync()
     a = ask(rt, "who do i ask for a new laptop")
-    assert [h["path"] for h in a.searches[0].hits][:1] == ["mailmap.md"], "the only page with the word is found"
-    assert a.status == "abstained" and "jane@laptop" not in a.answer
+    assert "mailmap.md" in [h["path"] for h in a.searches[0].hits], "the only page with the word is found"
+    assert "jane@laptop" not in a.answer
+    assert a.status == "abstained" or {s.path for s in a.sources} & {"notebook.md", "computer.md"}, "if answered, by meaning"
 
 
 @pytest.mark.parametrize("question", ["Is there a student discount?", "Do the earbuds support Dolby Atmos spatial audio?"])

@@ -75,7 +75,7 @@ def test_hybrid_finds_a_page_that_shares_no_word_with_the_question(synced):
     assert Searcher(synced, embedder=None).search("Is the smartwatch waterproof?", k=5, min_score=0) == []
 
 
-def test_a_four_page_folder_answers_what_its_pages_say_and_nothing_else(engine, tmp_path):
+def test_a_four_page_folder_ranks_the_page_that_answers_first_and_labels_what_it_does_not_cover(engine, tmp_path):
     docs = tmp_path / "tiny"
     docs.mkdir()
     (docs / "refunds.md").write_text("# Refunds\n\nRefunds reach your card in 5 to 7 business days after we get the item.\n")
@@ -86,13 +86,13 @@ def test_a_four_page_folder_answers_what_its_pages_say_and_nothing_else(engine, 
     searcher = Searcher(engine)
     assert searcher.search("how fast do refunds arrive?")[0].path == "refunds.md"
     assert searcher.search("what does shipping cost?")[0].path == "shipping.md"
-    assert searcher.search("What is the vacation policy?") == []
+    assert all(h.strength != "strong" for h in searcher.search("What is the vacation policy?"))
     assert searcher.unknown_words("What is the vacation policy?") == ["vacation"]
 
 
-def test_a_generic_word_alone_is_not_evidence_on_a_large_folder(synced):
+def test_a_generic_word_alone_is_not_a_strong_match_on_a_large_folder(synced):
     searcher = Searcher(synced)
-    assert searcher.search("How many vacation days do I get?") == []
+    assert all(h.strength != "strong" for h in searcher.search("How many vacation days do I get?"))
     assert searcher.search("How many days until the refund shows up on my card?")[0].path == "help/returns-and-refunds.md"
 
 
@@ -158,5 +158,5 @@ def test_a_sync_killed_mid_embedding_leaves_the_old_index_and_vectors_serving(sy
     with pytest.raises(MemoryError):
         sync(synced, docs, embedder=BreaksAfter(calls=1))
     assert stored_models(synced) == [WORDLLAMA]
-    assert searcher.search("gift cards") == []
+    assert "help/gift-cards.md" not in {h.path for h in searcher.search("gift cards")}
     assert [h.chunk_id for h in searcher.search("refund window")] == before

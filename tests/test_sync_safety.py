@@ -129,7 +129,7 @@ def test_a_child_sync_past_its_time_is_stopped_and_the_previous_index_keeps_serv
     with pytest.raises(SyncFailed, match=r"stopped after 0\.05 s"):
         sync_in_child(slow)
     assert rt.searcher.search("warranty length")[0].path == "help/warranty.md"
-    assert not rt.searcher.search("gift cards expire"), "the half-done sync left nothing behind"
+    assert "help/gift-cards.md" not in {h.path for h in rt.searcher.search("gift cards expire")}, "nothing half-done serves"
 
 
 def test_a_child_sync_over_its_memory_is_stopped_with_a_reason(db_url, docs):

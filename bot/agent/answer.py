@@ -13,6 +13,7 @@ from bot.agent.tools import Toolbox, ToolCall
 from bot.agent.types import Answer, Limits, ModelFailure, Problem, Source
 from bot.agent.verdict import verdict
 from kb.search import Searcher
+from kb.tokens import content_words, page_words
 
 if TYPE_CHECKING:
     import anthropic
@@ -89,11 +90,13 @@ class Agent:
 
 
 def _closest(toolbox: Toolbox, searcher: Searcher, question: str, collections: list[str] | None) -> list[Source]:
-    """Pages worth a look when there is no answer: what the searches found, else the nearest weak matches."""
+    """Pages worth a look when there is no answer: those the searches found (else one search now) whose title or
+    path shares a word with the question, as the gaps page relates them. When the docs simply don't cover a topic,
+    the nearest pages are noise ("vacation days" -> "Care+"), so none is offered."""
     hits = [h for record in toolbox.searches for h in record.hits]
     if not hits:
-        weak = searcher.search(question, k=3, collections=collections, min_score=0)
-        hits = [{"path": h.path, "title": h.title, "heading": h.heading} for h in weak]
-    paths = list(dict.fromkeys(h["path"] for h in hits))[:3]
+        hits = [h.as_dict() for h in searcher.search(question, k=5, collections=collections)]
+    asked = content_words(question)
+    paths = list(dict.fromkeys(h["path"] for h in hits if page_words(h.get("title", ""), h["path"]) & asked))[:3]
     pages = searcher.pages(paths)
     return [Source(n, p.title, p.path, p.url, p.collection) for n, p in enumerate(pages, 1)]

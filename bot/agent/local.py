@@ -22,6 +22,7 @@ from bot.agent.loop import Draft, Reply
 from bot.agent.tools import CALCULATOR, SEARCH_DOCS, Toolbox, ToolCall, ToolResult
 from bot.agent.types import Citation, Segment
 from kb.coverage import GENERIC_ZIPF, docs_weights, zipf
+from kb.encoder import CLOSE, RELATED
 from kb.screening import speaks_to_assistant
 from kb.tokens import Tokenizer, plural_stem
 
@@ -46,6 +47,10 @@ BAND = 0.7  # lines are quoted from the passages at least this relevant, relativ
 # the docs' chunks (at least MEANING_FLOOR) by dense similarity to the question. Words alone coincide ("jane@laptop"
 # for "who do I ask for a new laptop"); on three docs sets the right pages ranked within 1%, coincidences 2.5%-none.
 MEANING_SHARE, MEANING_FLOOR = 0.02, 10
+# With the sentence encoder, meaning is judged line by line: the best quotable line of the first search's best pages,
+# by its cosine with the question. Below RELATED nothing found is about the question; below CLOSE a question whose
+# subject the docs never use is not answered (kb.encoder says how they were measured).
+MEANING_PAGES = 3  # the lines judged are those of the first search's best pages
 
 _NUM = r"\(?\$?\d[\d,]*(?:\.\d+)?%?\)?"
 _OP = r"(?:[*/×÷x^+\-]|\bof\b)"
@@ -75,12 +80,17 @@ def arithmetic_in(question: str) -> str | None:
     return max(found, key=len).strip() if found else None
 
 
+_CAPTION = re.compile(
+    r"^(?:figure|fig\.|table|example)\s+[\d.]+\S*\s+(?:\S+\s+){0,9}\S+$", re.I
+)  # "Figure 17.94. Video filter options"
 _LETTER_OR_SPACE = re.compile(r"[^\W\d_]|\s")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+CONTEXT_ITEMS = 4  # list items quoted around the best one
 
 
 def _quotable(text: str) -> bool:
-    """Prose worth quoting: not an instruction to an assistant, not a bare heading, rule or code."""
-    if speaks_to_assistant(text) or len(text.split()) < 3 or set(text) <= set("|-: "):
+    """Prose worth quoting: not an instruction to an assistant, not a bare heading, caption, rule or code."""
+    if speaks_to_assistant(text) or len(text.split()) < 3 or set(text) <= set("|-: ") or _CAPTION.match(text):
         return False
     if text.startswith("|"):  # a table row: quotable when it has more than labels
         return any(ch.isdigit() for ch in text)
@@ -174,9 +184,13 @@ class LocalAnswerer:
         self.started = False
         self.stalled = False
         self.hopped = False
+        self.linked = False
         self.describes = bool(_DESCRIPTION.search(question))
         self.value: str | None = None
         self.first_search: int | None = None  # passages the first search showed: the ones ranked for the question
+        self.absent = toolbox.searcher.absent_subject(question)  # the question's subject, if the docs never use it
+        self.encoder = toolbox.searcher.encoder
+        self.meant: set[str] | None = None  # with the encoder: the best pages holding a line about the question
 
     def _rarity_weights(self, targets: list[str]) -> dict[str, float]:
         """Rare in English and rare in these docs (kb.coverage): the same weights the evidence rule uses."""
@@ -206,6 +220,13 @@ class LocalAnswerer:
                     f"The best line names {name}, which the question only describes: search for it with the rest of the question."
                 )
                 return Reply([self._call(SEARCH_DOCS, {"query": query}, why)])
+        link = self._unread_link() if not self.linked and self.toolbox.searches_left > 0 else None
+        if link is not None:
+            self.linked = True
+            text, query = link
+            self.tried.add(query)
+            why = f"The best line points to “{text}” for the rest, a page not read yet: search for it."
+            return Reply([self._call(SEARCH_DOCS, {"query": query}, why)])
         if coverage < THIN and not self.stalled and self.toolbox.searches_left > 0:
             query = self._reformulate()
             if query and query not in self.tried:
@@ -288,6 +309,22 @@ class LocalAnswerer:
             if best is not None:
                 yield best
 
+    def _unread_link(self) -> tuple[str, str] | None:
+        """The best line says where the rest is ("covered in [Compatibility](compatibility.md)"), on a page no
+        search has shown: (the link's text, a search for it with the question)."""
+        ranked = sorted(self._candidates(), key=lambda c: (-c[0], c[1].index, c[2]))
+        if not ranked:
+            return None
+        _, p, i = ranked[0]
+        read = {q.hit.path for q in self.toolbox.ledger.passages}
+        here = posixpath.dirname(p.hit.path)
+        for text, target in links_in(p.blocks[i]):
+            if not target or "://" in target or target.startswith(("#", "mailto:")):
+                continue
+            if posixpath.normpath(posixpath.join(here, target.split("#")[0])) not in read:
+                return text, f"{text} {self.question}"
+        return None
+
     def _best_line(self, path: str, wanted: set[str] | None = None):
         """The best quotable line of a page among the passages read (holding one of `wanted`, if given)."""
         lines = [
@@ -342,9 +379,39 @@ class LocalAnswerer:
         ranked = sorted(seen, key=lambda t: -seen[t] * idf[t])
         return " ".join([self.query, *(surface[t] for t in ranked[:EXPANSION_TERMS])])
 
+    def _far_from_meaning(self) -> str | None:
+        """Why the docs cannot answer, judged by meaning: no line the first search found is about the question,
+        or its subject is a word the docs never use and no line is close to it ("skip a song" finds "Tap twice:
+        next track"; "the price of the smartwatch" finds only prices of other things)."""
+        if self.encoder is None:
+            return None
+        first = self.toolbox.ledger.passages[: self.first_search]
+        pages = list(dict.fromkeys(p.hit.path for p in first))[:MEANING_PAGES]  # the same lines however many a search shows
+        lines = list(dict.fromkeys(t for p in first if p.hit.path in pages for t in p.blocks if _quotable(t)))
+        if not lines:
+            return None
+        quoted = [self._excerpt(text).replace("…", " ") for text in lines]  # a long paragraph as it would be quoted
+        vectors = self.encoder.embed([self.question, *quoted])
+        cosines = vectors[1:] @ vectors[0]
+        related = {text for text, c in zip(lines, cosines.tolist()) if c >= RELATED}
+        self.meant = {p.hit.path for p in first if related.intersection(p.blocks)}
+        best = float(cosines.max())
+        if best < RELATED:
+            return f"no line found is about the question (best cosine {best:.2f})"
+        if self.absent and best < CLOSE:
+            return f"the docs never use {', '.join(self.absent)} and no line is close in meaning (best cosine {best:.2f})"
+        return None
+
     def _compose(self) -> Draft:
+        far = self._far_from_meaning()
+        if far is not None:
+            return Draft([], note=far)
         coverage = self._best_coverage()
-        if coverage < ENOUGH:
+        strong = any(  # the search's evidence rule weighs the docs' own rarity: either test will do, if meaning agrees
+            p.hit.strength == "strong" and (p.hit.cosine is None or p.hit.cosine >= RELATED)
+            for p in self.toolbox.ledger.passages[: self.first_search]
+        )
+        if coverage < ENOUGH and not strong:
             return Draft(
                 [], note=f"the best passage covers {coverage:.0%} of the question" if self.toolbox.ledger else "nothing found"
             )
@@ -364,6 +431,7 @@ class LocalAnswerer:
             for cand in self._followed(p, i):
                 if len(chosen) < MAX_LINES and all(cand[1:] != c[1:] for c in chosen):
                     chosen.append(cand)
+        chosen = self._with_context(chosen)
         meant = self._close_in_meaning()
         if meant is not None and not any(c[1].hit.path in meant for c in chosen):
             return Draft([], note="the lines found share words with the question, but no page close to it in meaning")
@@ -377,9 +445,38 @@ class LocalAnswerer:
             headed.add((p.index, header))
         return Draft(segments)
 
+    def _with_context(self, chosen):
+        """The best line with the lines around it that complete it: a rule is often stated over two lines ("free
+        over $50" / "otherwise $5"), and a list item is read with its list ("tap once" / "tap twice"). Neighbours
+        come from the same passage, only when quotable and short, and never a table's."""
+        _, p, i = chosen[0]
+        if p.blocks[i].startswith("|"):
+            return chosen
+        near = [i - 1, i + 1]
+        anchor = i if _LIST_ITEM.match(p.blocks[i]) else i - 1  # a list item, or the line right after a list
+        if anchor >= 0 and _LIST_ITEM.match(p.blocks[anchor]):  # that list, up to CONTEXT_ITEMS items around it
+            run = range(max(0, anchor - CONTEXT_ITEMS), min(len(p.blocks), anchor + CONTEXT_ITEMS + 1))
+            items = [j for j in run if all(_LIST_ITEM.match(p.blocks[k]) for k in range(min(anchor, j), max(anchor, j) + 1))]
+            near = sorted({*items, i + 1} - {i})
+        taken = {(c[1].index, c[2]) for c in chosen}
+        extra = [
+            (chosen[0][0], p, j)
+            for j in near
+            if 0 <= j < len(p.blocks)
+            and (p.index, j) not in taken
+            and _quotable(p.blocks[j])
+            and len(p.blocks[j]) <= LONG_LINE
+            and not p.blocks[j].startswith("|")
+        ]
+        return chosen + extra
+
     def _close_in_meaning(self) -> set[str] | None:
-        """Pages the first search found close to the question in meaning as well as in words (None: no vectors)."""
-        if self.toolbox.searcher.mode != "hybrid":
+        """Pages the first search found close to the question in meaning as well as in words: with the sentence
+        encoder, its best pages holding a line about the question (_far_from_meaning); else by the dense ranking
+        (None: no vectors at all)."""
+        if self.meant is not None:
+            return self.meant
+        if self.toolbox.searcher.mode == "bm25":
             return None
         cutoff = max(MEANING_FLOOR, MEANING_SHARE * self.index.size)
         first = self.toolbox.ledger.passages[: self.first_search]

@@ -110,7 +110,8 @@ class ToolResult:
 class Toolbox:
     searcher: Searcher
     max_searches: int  # Limits.max_searches: the one default lives there
-    k: int = 5
+    k: int = 7  # passages a search shows: the best page read whole (3), then the best passage of 4 more pages
+    per_page: int | tuple[int, ...] = (3, 1)  # kb.search.Searcher.search
     allowed_collections: list[str] | None = None  # None: every collection
     ledger: Ledger = field(default_factory=Ledger)
     searches: list[SearchRecord] = field(default_factory=list)
@@ -160,54 +161,45 @@ class Toolbox:
             )
         self._queries.add(key)
         started = time.perf_counter()
-        hits = self.searcher.search(query, k=self.k, collections=[collection] if collection else scope)
+        hits = self.searcher.search(query, k=self.k, collections=[collection] if collection else scope, per_page=self.per_page)
         ms = (time.perf_counter() - started) * 1000
-        self.searches.append(
-            SearchRecord(
-                query,
-                collection,
-                [
-                    {
-                        "chunk_id": h.chunk_id,
-                        "path": h.path,
-                        "title": h.title,
-                        "heading": h.heading,
-                        "score": round(h.score, 4),
-                        "bm25_rank": h.bm25_rank,
-                        "dense_rank": h.dense_rank,
-                    }
-                    for h in hits
-                ],
-                ms,
-            )
-        )
+        self.searches.append(SearchRecord(query, collection, [h.as_dict() for h in hits], ms))
         if not hits:
             return ToolResult.text(call, self._nothing_found(query, collection, scope))
         new = [self.ledger.add(h) for h in hits if h.chunk_id not in self.ledger]
         if not new:
             return ToolResult.text(call, f"All {len(hits)} passages found were already shown above.", stalled=True)
-        observation = "; ".join(f"{p.title} ({p.hit.path}, {p.hit.score:.2f})" for p in new)
+        observation = "; ".join(f"{p.title} ({p.hit.path}, {p.hit.strength})" for p in new)
         result = ToolResult(call, [p.search_result_block() for p in new], f"{len(new)} new: {observation}")
-        missing = [w for w in dict.fromkeys(w for p in new for w in p.hit.missing) if all(w in p.hit.missing for p in new)]
-        if missing:  # the signal to judge coverage by: what the question asks that no passage mentions
-            result = result.with_note(f"None of these passages mentions: {', '.join(missing)}.")
+        for note in self._notes(query, new):
+            result = result.with_note(note)
         return result
 
-    def _nothing_found(self, query: str, collection: str | None, scope: list[str]) -> str:
-        weak = self.searcher.search(query, k=3, collections=[collection] if collection else scope, min_score=0)
-        hint = ""
+    def _notes(self, query: str, new: list) -> list[str]:
+        """What to weigh the passages by: how strongly each matches, and the query's words the docs never use.
+        Notes, never filters: whether the passages answer is the answerer's call."""
+        notes = []
+        weak = [p for p in new if p.hit.strength != "strong"]
         if weak:
-            hint = (
-                " The closest sections, too weak to count as evidence, are: "
-                + "; ".join(f"'{h.heading}'" for h in weak)
-                + ". Try the words those headings use, or other words for the same thing."
+            notes.append(
+                "Weaker matches (they share few of the query's words; use them only if they really answer): "
+                + "; ".join(f"'{p.title}' {p.hit.strength}" for p in weak)
+                + "."
             )
-        else:
-            hint = " No section shares a word with it. Try other words for the same thing."
+        missing = [w for w in dict.fromkeys(w for p in new for w in p.hit.missing) if all(w in p.hit.missing for p in new)]
         unknown = self.searcher.unknown_words(query)
         if unknown:
-            hint += f" The docs never use the word{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}."
-        return f"No passage matched {query!r} well enough to count as evidence.{hint}"
+            notes.append(
+                f"The docs never use the word{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: these passages match "
+                "the query's other words. Search again in the passages' own words if they miss."
+            )
+        elif missing:  # the signal to judge coverage by: what the question asks that no passage mentions
+            notes.append(f"None of these passages mentions: {', '.join(missing)}.")
+        return notes
+
+    def _nothing_found(self, query: str, collection: str | None, scope: list[str]) -> str:
+        where = f"the collection {collection!r}" if collection else "the collections this asker may search"
+        return f"No passage in {where} shares a word or a meaning with {query!r}. Try other words for the same thing."
 
     def calculator(self, call: ToolCall) -> ToolResult:
         expression = str(call.input.get("expression") or "")

@@ -17,7 +17,7 @@ from sqlalchemy import Engine, and_, case, delete, exists, func, insert, or_, se
 
 from bot.logs.models import cited_pages, covered, feedback, questions, searches
 from kb.models import chunks, sync_runs
-from kb.tokens import DEFAULT_TOKENIZER
+from kb.tokens import content_words, page_words
 
 _AGE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -322,12 +322,6 @@ class Gap:
         return sorted(related, key=lambda p: (-self.pages[p], p))[:n]
 
 
-def _content_words(text: str) -> set[str]:
-    from kb.tokens import plural_stem
-
-    return {plural_stem(w) for w in DEFAULT_TOKENIZER.words(text) if len(w) > 2}
-
-
 def _similar(a: set[str], b: set[str]) -> bool:
     """The same question in other words: most of the smaller one's words are shared."""
     if not a or not b:
@@ -370,7 +364,7 @@ def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW) ->
     holding: dict[str, list[int]] = {}  # word -> the groups whose words hold it, oldest first
     with engine.connect() as conn:
         for row in conn.execute(q).mappings():
-            words = _content_words(row["question"])
+            words = content_words(row["question"])
             candidates = sorted({g for w in words for g in holding.get(w, ())})
             found = next((g for g in candidates if _similar(words, groups[g].words)), None)
             if found is None:
@@ -388,7 +382,7 @@ def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW) ->
                 path = page["path"]
                 group.pages[path] = group.pages.get(path, 0) + 1
                 if path not in group.page_words:
-                    group.page_words[path] = _content_words(f"{page.get('title', '')} {path.replace('/', ' ').replace('-', ' ')}")
+                    group.page_words[path] = page_words(page.get("title", ""), path)
     return sorted(groups, key=lambda g: (-g.count, -g.latest["id"]))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -35,6 +36,8 @@ TEXT_ONLY = "I can only read text, not files or images. Please type your questio
 FAILED = "Sorry, something went wrong while I was answering. The bot's owner can find the details in the logs."
 TROUBLE = "I'm having trouble reaching my database right now. I'll answer here as soon as I can."
 LOST = "Sorry, I was restarted while answering this and it is now too old to pick up. Please ask again."
+READING = "I'm reading the docs for the first time{progress}, I'll answer here in a moment."
+NOT_READ = "I couldn't finish reading the docs, so I can't answer yet. The bot's owner can see why in the logs."
 WORKING = "is searching the docs…"
 LOADING = ("Searching the docs…", "Reading the passages I found…", "Checking every quote against its source…")
 TITLE_CHARS = 80
@@ -206,6 +209,11 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
             if len(text) > slack.max_chars:
                 text = text[: slack.max_chars]
                 notice = f"Your message was long, so I read only its first {slack.max_chars:,} characters."
+            if not wait_for_index(slack, post):
+                if not slack.stopping.is_set():  # stopping: the claim is released, and another process answers
+                    post(reason_message(NOT_READ))
+                    mark_answered(slack.runtime.engine, keys)
+                return
             working = True
             _quietly(client.reactions_add, channel=job.channel, timestamp=job.ts, name="eyes")
             if job.is_dm and job.root == job.ts:  # a new conversation in the agent view: name it by its question
@@ -269,6 +277,30 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
             if working:
                 _quietly(client.reactions_remove, channel=job.channel, timestamp=job.ts, name="eyes")
                 _quietly(client.assistant_threads_setStatus, channel_id=job.channel, thread_ts=job.root, status="")
+
+
+FIRST_INDEX_POLL_S = 0.5
+
+
+def wait_for_index(slack: Slack, post) -> bool:
+    """Hold a question until this process serves a complete index, telling the asker once why it waits. True
+    when it does; False if the process is stopping or the first sync outlasts SYNC_TIMEOUT_SECONDS."""
+    runtime = slack.runtime
+    if runtime.serves_an_index():
+        return True
+    progress = runtime.sync_progress
+    post(plain_message(READING.format(progress=f" ({progress[0]:,} of {progress[1]:,} pages)" if progress else "")))
+    deadline = time.monotonic() + runtime.settings.sync_timeout_seconds
+    while not slack.stopping.wait(FIRST_INDEX_POLL_S):
+        if runtime.serves_an_index():
+            return True
+        if time.monotonic() > deadline:
+            log.error(
+                "the first sync has not finished after %.0f s; a held question gets a reason",
+                runtime.settings.sync_timeout_seconds,
+            )
+            return False
+    return False
 
 
 def recover(slack: Slack, client: WebClient) -> int:

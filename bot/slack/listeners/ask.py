@@ -9,7 +9,7 @@ from slack_bolt import App
 from slack_sdk.errors import SlackApiError
 
 from bot.logs.store import Origin, logged_answer
-from bot.slack.answering import Slack
+from bot.slack.answering import NOT_READ, Slack, wait_for_index
 from bot.slack.claims import claim, forget, mark_answered
 from bot.slack.message import is_dm_channel
 from bot.slack.mrkdwn import escape
@@ -34,6 +34,10 @@ def register(app: App, slack: Slack) -> None:
         ack(response_type="ephemeral", text=SEARCHING.format(question=escape(" ".join(question.split()))[:200]))
         channel, user, team = command.get("channel_id"), command.get("user_id"), command.get("team_id")
         rule = slack.access.rule(channel or "", is_dm=is_dm_channel(channel))
+        if not wait_for_index(slack, lambda message: private(respond, message)):
+            if not slack.stopping.is_set():
+                private(respond, reason_message(NOT_READ))
+            return
         try:
             answer = slack.runtime.ask(
                 question,

@@ -1,0 +1,94 @@
+"""The sentence encoder: it loads offline, its vectors fill in after a sync has committed, search uses them as they
+land, and it orders the hybrid's top pages by fusion with the hybrid's own order."""
+
+import json
+import socket
+
+import numpy as np
+import pytest
+
+from kb.encode import encode_missing
+from kb.encoder import MiniLMEncoder, default_encoder
+from kb.rerank import EncodedRows
+from kb.search import Searcher
+from kb.sync import sync
+from tests.conftest import run_cli
+
+
+def test_the_encoder_loads_and_embeds_with_the_network_refused(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise OSError("network refused by the test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    vectors = MiniLMEncoder().embed(
+        ["how do I get my money back?", "Refunds go back to your original payment method.", "The case holds three charges."]
+    )
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    assert vectors[0] @ vectors[1] > 0.5 > 0.2 > vectors[0] @ vectors[2]  # it reads meaning: no word is shared
+
+
+def test_a_text_embeds_the_same_alone_or_in_a_batch_of_longer_texts():
+    encoder = default_encoder()
+    alone = encoder.embed(["refund window"])[0]
+    batched = encoder.embed(["a much longer text about charging cases and batteries and firmware", "refund window"])[1]
+    assert alone @ batched > 0.98  # batches are padded, and the padding is masked
+
+
+def test_the_index_serves_before_the_vectors_and_search_uses_them_as_they_land(engine, docs):
+    sync(engine, docs)
+    searcher = Searcher(engine, encoder=default_encoder(), recheck_seconds=0)
+    before = searcher.search("How long do I have to return my earbuds?")
+    assert before and all(h.cosine is None and h.meaning_rank is None for h in before), "the hybrid's results, at once"
+    report = encode_missing(engine, default_encoder())
+    assert report.encoded == report.total == report.done and report.left == 0
+    searcher.search("warm-up")  # notices the vectors that landed and reads them beside the serving index
+    searcher.wait_for_rebuild()
+    after = searcher.search("How long do I have to return my earbuds?")
+    assert all(h.cosine is not None for h in after) and after[0].meaning_rank is not None
+    assert searcher.index.encoded.complete
+
+
+def test_encoding_is_incremental_and_a_pass_stopped_at_its_deadline_keeps_its_work(engine, docs):
+    sync(engine, docs)
+    first = encode_missing(engine, default_encoder(), batch=8, seconds=0.01)  # one batch, then the deadline
+    assert first.encoded == 8 and first.left == first.total - 8
+    rest = encode_missing(engine, default_encoder())
+    assert rest.encoded == first.left and rest.left == 0
+    (docs / "help" / "gift-cards.md").write_text("# Gift cards\n\n## Expiry\n\nGift cards never expire.\n")
+    report = sync(engine, docs)
+    again = encode_missing(engine, default_encoder())
+    assert again.encoded == len([c for c in report.added]) and again.left == 0
+
+
+def test_the_encoders_order_is_fused_with_the_hybrids_and_a_page_without_vectors_keeps_its_place():
+    pages = np.array([10, 10, 20, 30, 40])  # document id per row
+    rows = EncodedRows(np.array([1, 2, 3, 4, 5]), pages, "test", 2)
+    rows.codes[:] = [[127, 0], [127, 0], [0, 127], [90, 90], [0, 0]]
+    rows.scales[:] = 1 / 127
+    rows.have[:] = [True, True, True, True, False]  # page 40's vector has not landed
+    query = np.array([0.0, 1.0], dtype=np.float32)  # the encoder likes page 20 best, then 30, then 10
+    order, meaning = rows.order([10, 30, 20, 40], query)
+    assert meaning == {20: 1, 30: 2, 10: 3}
+    # RRF, k=5: 10 = 1/6 + 1/8, 30 = 1/7 + 1/7, 20 = 1/8 + 1/6, 40 = 1/9 + 1/9 (its hybrid place in both)
+    assert order == [10, 20, 30, 40], "20 (hybrid 3rd, encoder 1st) overtakes 30 and ties 10, which keeps its place"
+
+
+def test_sync_reports_the_vectors_and_encode_fills_in_what_is_missing(docs, db_url):
+    synced = run_cli("sync", "--docs", str(docs), "--db", db_url, "--no-encode", "--json")
+    assert synced.returncode == 0, synced.stderr
+    assert json.loads(synced.stdout)["encoding"] is None
+    encoded = run_cli("encode", "--db", db_url, "--json")
+    assert encoded.returncode == 0, encoded.stderr
+    report = json.loads(encoded.stdout)
+    assert report["encoded"] == report["total"] > 0 and report["left"] == 0
+    again = run_cli("sync", "--docs", str(docs), "--db", db_url)
+    assert "Re-ranking vectors: all passages; 0 encoded" in again.stdout
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "bm25"])
+def test_other_search_modes_need_no_encoder(docs, db_url, mode):
+    result = run_cli("sync", "--docs", str(docs), "--db", db_url, env={"SEARCH_MODE": mode})
+    assert result.returncode == 0, result.stderr
+    assert "Re-ranking vectors" not in result.stdout
