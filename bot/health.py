@@ -54,8 +54,8 @@ class Health:
 
     def detail(self) -> str:
         """What a ready process still fills in: the re-ranking vectors, as they land."""
-        index = self.runtime.searcher.loaded
-        encoded = index.encoded if index is not None else None
+        index = self.runtime.searcher.index  # touching it reads the vectors that landed since, in the background
+        encoded = index.encoded
         if encoded is None or encoded.complete:
             return ""
         return f"; re-ranking vectors {encoded.count:,} of {len(encoded.chunk_ids):,} passages (filling in)"

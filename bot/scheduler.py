@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import logging
 import os
@@ -86,6 +87,9 @@ def run_encode(runtime: Runtime) -> None:
         log.error("encoding the re-ranking vectors failed; search goes on without the missing ones: %s", e)
         return
     report = json.loads(done) or {}
+    index = runtime.searcher.loaded
+    if index is not None and index.encoded is not None:
+        index.encoded.load_new(runtime.engine)  # the last batches, read now rather than at the next search
     if report.get("encoded") or report.get("left"):
         log.info(
             "re-ranking vectors: %d of %d passages (%d encoded in %.0f s)",
@@ -106,6 +110,25 @@ def _sync_ended(result: str, started: float) -> None:
 
 class SyncFailed(SupportbotError, RuntimeError):
     pass
+
+
+_children: set[subprocess.Popen] = set()  # the sync and encode children running now
+_children_lock = threading.Lock()
+
+
+def stop_children() -> None:
+    """End the running sync or encode child and everything it started (serve is stopping)."""
+    with _children_lock:
+        running = list(_children)
+    for child in running:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGTERM)
+
+
+def _die_with_parent() -> None:
+    """In a child: the kernel kills it if the serving process dies (kill -9 included), so no sync outlives it."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
 
 
 _PROGRESS = re.compile(r"^Indexing: ([\d,]+) of ([\d,]+) documents")
@@ -133,6 +156,7 @@ def run_child(runtime: Runtime, args: list[str], on_line=None) -> str:
     seconds = max(1, int(settings.sync_timeout_seconds))
 
     def limits() -> None:  # in the child, before it runs Python
+        _die_with_parent()
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_CPU, (2 * seconds, 2 * seconds + 5))  # the encoder runs on two threads
         os.nice(5)  # answering comes first
@@ -147,6 +171,8 @@ def run_child(runtime: Runtime, args: list[str], on_line=None) -> str:
         preexec_fn=limits,
         start_new_session=True,  # its own process group: git and whatever else it started end with it
     )
+    with _children_lock:
+        _children.add(child)
     out: list[str] = []
     err: list[str] = []
 
@@ -172,6 +198,8 @@ def run_child(runtime: Runtime, args: list[str], on_line=None) -> str:
     finally:
         for reader in readers:
             reader.join(5)
+        with _children_lock:
+            _children.discard(child)
     stderr = "".join(err).strip()
     if child.returncode == SyncBusy.exit_code:
         raise SyncBusy(stderr)

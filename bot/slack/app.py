@@ -26,6 +26,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.health import Health, health_app
 from bot.runtime import Runtime
+from bot.scheduler import stop_children
 from bot.settings import Settings
 from bot.slack.access import Access
 from bot.slack.answering import Slack, answer_held, recover
@@ -234,6 +235,7 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
     log.info("stopping: no new questions; waiting up to %.0f s for the answers in flight", settings.shutdown_grace_seconds)
     finished = slack.in_flight.wait_idle(settings.shutdown_grace_seconds)
     scheduler.shutdown(wait=False)
+    stop_children()
     released = release(slack.runtime.engine)
     close()
     if not finished:
