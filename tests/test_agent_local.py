@@ -231,6 +231,21 @@ def test_a_discount_question_is_computed_with_no_search(rt, question):
     assert [s.tool for s in a.steps] == ["calculator"] and not a.searches
 
 
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("what is 12% of a $340 order?", "12% of 340 = 40.8"),
+        ("20 percent off 45", "45 - 20% of 45 = 36"),
+        ("how much is $340 plus 12%", "340 + 12% of 340 = 380.8"),
+        ("3 seats at $12 each, how much is that", "3 * 12 = 36"),
+        ("how much is 1,200 divided by 4", "1,200 / 4 = 300"),
+    ],
+)
+def test_arithmetic_in_peoples_words_is_computed(rt, question, answer):
+    a = ask(rt, question)
+    assert a.status == "answered" and a.answer == answer and not a.searches
+
+
 def test_table_rows_are_quoted_under_their_header_once(rt):
     a = ask(rt, "what do error codes 401 and 403 and 404 mean")
     assert a.status == "answered"
