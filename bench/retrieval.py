@@ -150,10 +150,13 @@ def main() -> None:
             "hybrid, re-ranked by MiniLM (shipped)": Searcher(stemmed, encoder=default_encoder()),
         }
         for label, searcher in methods.items():
+            searcher.refresh()
+            searcher.wait_for_rebuild()  # the re-ranking vectors are read beside the index that already answers
             found, total, mrr = figures(searcher, cases)
             rows.setdefault(label, {})[name] = f"{found}/{total} {mrr:.3f}"
         if not args.skip_answers:
             rt = Runtime(load_settings(database_url=f"sqlite:///{work / name}.db", docs_dir=docs))
+            rt.ensure_index(None)
             result = evaluate(cases, lambda q: rt.ask(q, answerer="local", origin=Origin("eval")), k=5)
             answers[name] = answer_figures(result)
     names = [c[0] for c in corpora]

@@ -433,14 +433,21 @@ def log_filters(f):
     return f
 
 
-def make_filters(status, feedback_, problems, stale, channel, source, since, search, limit) -> Filters:
-    from bot.logs.report import Filters, parse_age
+def checked_age(text: str | None, hint: str) -> None:
+    """An age option ('7d') the user can fix: a bad or absurd one is one line, never a traceback."""
+    from bot.logs.report import parse_age
 
-    if since:
+    if text:
         try:
-            parse_age(since)
+            parse_age(text)
         except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--since")
+            raise click.BadParameter(str(e), param_hint=hint)
+
+
+def make_filters(status, feedback_, problems, stale, channel, source, since, search, limit) -> Filters:
+    from bot.logs.report import Filters
+
+    checked_age(since, "--since")
     return Filters(status, feedback_, problems, channel, since, search, limit, source, stale)
 
 
@@ -541,6 +548,7 @@ def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> No
     """What the docs don't answer yet: unanswered or 'not helpful' questions, grouped, most asked first."""
     from bot.logs.report import gaps
 
+    checked_age(since, "--since")
     with clear_errors():
         groups = gaps(runtime_for(db, reads_only=True).engine, since)[:limit]
     if as_json:

@@ -7,6 +7,8 @@ they say whether the bot works, never what it was asked.
 from __future__ import annotations
 
 import contextlib
+import logging
+import shutil
 import threading
 from collections.abc import Callable
 
@@ -16,9 +18,12 @@ from sqlalchemy import func, select
 from bot.database import first_line
 from bot.metrics import INDEX_CHUNKS, INDEX_VERSION, REGISTRY
 from bot.runtime import Runtime
+from kb.database import sqlite_path
 from kb.models import chunks
 
 PATHS = ("/healthz", "/readyz", "/metrics")
+MIN_FREE_BYTES = 64 * 2**20  # below this a SQLite database's disk is about to refuse the answer log's writes
+log = logging.getLogger(__name__)
 
 
 class Health:
@@ -35,9 +40,13 @@ class Health:
         try:
             self._count_chunks()
             committed = self.runtime.committed_version()
-        except Exception as e:
-            reasons.append(f"database unreachable: {first_line(e)}")
+        except Exception as e:  # why goes to the log: /readyz answers anyone, and must not name hosts or ports
+            log.warning("readiness: the database is unreachable: %s", first_line(e))
+            reasons.append(f"database unreachable ({type(e).__name__})")
         else:
+            low = self._disk_low()
+            if low:
+                reasons.append(low)
             loaded = self.runtime.searcher.loaded_version
             if committed == 0:
                 progress = self.runtime.sync_progress
@@ -51,6 +60,17 @@ class Health:
         if slack:
             reasons.append(f"slack: {slack}")
         return reasons
+
+    def _disk_low(self) -> str | None:
+        """A SQLite database whose disk is nearly full cannot log answers: say so before it fails."""
+        folder = sqlite_path(self.runtime.settings.database_url)
+        if folder is None:
+            return None
+        try:
+            free = shutil.disk_usage(folder.parent).free
+        except OSError:
+            return None
+        return f"disk nearly full ({free / 2**20:.0f} MB free where the database is)" if free < MIN_FREE_BYTES else None
 
     def detail(self) -> str:
         """What a ready process still fills in: the re-ranking vectors, as they land."""

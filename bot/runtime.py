@@ -200,10 +200,13 @@ class Runtime:
     def ensure_index(
         self, docs_dir: Path | None, progress: Progress | None = None, announce: Callable[[SyncReport], None] | None = None
     ) -> SyncReport | None:
-        """Sync the given folder, or DOCS_DIR when the index is still empty."""
-        if docs_dir is None and not self.index_is_empty():
-            return None
-        report = self.sync(docs_dir, progress)
-        if announce:
-            announce(report)
+        """Sync the given folder, or DOCS_DIR when the index is still empty; then load the index with its re-ranking
+        vectors (a one-shot command answers from all of it; `serve` answers at once and reads them meanwhile)."""
+        report = None
+        if docs_dir is not None or self.index_is_empty():
+            report = self.sync(docs_dir, progress)
+            if announce:
+                announce(report)
+        self.searcher.refresh()
+        self.searcher.wait_for_rebuild()
         return report

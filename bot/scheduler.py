@@ -162,6 +162,13 @@ def run_child(runtime: Runtime, args: list[str], on_line=None) -> str:
         os.nice(5)  # answering comes first
 
     env = os.environ | {"DATABASE_URL": settings.database_url, "DOCS_DIR": str(settings.docs_dir)}  # not argv: ps shows that
+    if settings.docs_git_url:  # the docs' repository as this process sees it (a token in its URL stays out of argv)
+        env |= {
+            "DOCS_GIT_URL": settings.docs_git_url,
+            "DOCS_GIT_BRANCH": settings.docs_git_branch,
+            "DOCS_GIT_SUBDIR": settings.docs_git_subdir,
+            "DOCS_GIT_CHECKOUT": str(settings.docs_git_checkout),
+        }
     child = subprocess.Popen(
         [sys.executable, "-m", "bot.cli", *args],
         env=env,
@@ -194,6 +201,10 @@ def run_child(runtime: Runtime, args: list[str], on_line=None) -> str:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signal.SIGKILL)
         child.wait()
+        if settings.docs_git_url:
+            from kb.git_source import remove_staging
+
+            remove_staging(settings.docs_git_checkout, child.pid)
         raise SyncFailed(f"the {args[0]} was stopped after {settings.sync_timeout_seconds:g} s (SYNC_TIMEOUT_SECONDS)") from None
     finally:
         for reader in readers:

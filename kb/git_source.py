@@ -6,16 +6,27 @@ configured the way git always is. A fetch that fails leaves the last checkout ex
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import urllib.parse
 from pathlib import Path
 
 from kb.errors import SupportbotError
 
 GIT_TIMEOUT_S = 300
+STAGING_PREFIX = ".clone-"  # then the cloning process's id: whoever stops that process can remove its folders
+
+
+def remove_staging(checkout: Path, pid: int) -> int:
+    """Remove the half-done clones a stopped process left beside the checkout; how many."""
+    left = list(checkout.resolve().parent.glob(f"{STAGING_PREFIX}{pid}-*"))
+    for folder in left:
+        shutil.rmtree(folder, ignore_errors=True)
+    return len(left)
 
 
 class DocsFetchFailed(SupportbotError, RuntimeError):
@@ -27,8 +38,29 @@ def redact(url: str) -> str:
     return re.sub(r"(://[^/@:]+):[^/@]*@", r"\1:***@", re.sub(r"://[^/@:]+@", "://***@", url)) if "@" in url else url
 
 
-def _git(*args: str, cwd: Path | None = None, url: str = "") -> str:
-    env = os.environ | {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}  # never wait for a password
+def split_credentials(url: str) -> tuple[str, dict[str, str]]:
+    """An https URL's user and token moved out of it, into git's environment as an Authorization header
+    (http.extraHeader through GIT_CONFIG_*): the token is then in neither git's argv (`ps` shows that) nor the
+    checkout's .git/config. Other URLs come back as they are."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or (parts.password is None and parts.username is None):
+        return url, {}
+    user, token = urllib.parse.unquote(parts.username or ""), urllib.parse.unquote(parts.password or "")
+    if not token:  # a token given as the user name alone (https://TOKEN@host/...)
+        user, token = "x-access-token", user
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    clean = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    basic = base64.b64encode(f"{user}:{token}".encode()).decode()
+    return clean, {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "http.extraHeader",
+        "GIT_CONFIG_VALUE_0": f"Authorization: Basic {basic}",
+    }
+
+
+def _git(*args: str, cwd: Path | None = None, url: str = "", secrets: dict[str, str] | None = None) -> str:
+    env = os.environ | {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"} | (secrets or {})  # never wait for a password
     try:
         done = subprocess.run(
             ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False
@@ -47,21 +79,46 @@ def _git(*args: str, cwd: Path | None = None, url: str = "") -> str:
 def fetch_docs(url: str, branch: str, checkout: Path) -> str:
     """Bring `checkout` to the head of `branch` (cloned the first time, force-pushes included); its commit."""
     checkout = checkout.resolve()
+    url, secrets = split_credentials(url)
     if not (checkout / ".git").is_dir():
         if checkout.exists() and any(checkout.iterdir()):
             raise DocsFetchFailed(f"{checkout} (DOCS_GIT_CHECKOUT) exists and is not a git checkout; empty it or choose another")
         checkout.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".clone-", dir=checkout.parent))
+        staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=checkout.parent))
         try:
-            _git("clone", "--quiet", "--depth", "1", "--single-branch", "--branch", branch, "--", url, str(staging), url=url)
+            _git(
+                "clone",
+                "--quiet",
+                "--depth",
+                "1",
+                "--single-branch",
+                "--branch",
+                branch,
+                "--",
+                url,
+                str(staging),
+                url=url,
+                secrets=secrets,
+            )
             if checkout.exists():
                 checkout.rmdir()
             staging.rename(checkout)  # whole or not at all
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     else:
-        _git("remote", "set-url", "origin", url, cwd=checkout, url=url)
-        _git("fetch", "--quiet", "--depth", "1", "--force", "origin", f"+refs/heads/{branch}", cwd=checkout, url=url)
+        _git("remote", "set-url", "origin", url, cwd=checkout, url=url)  # also drops a token an older version stored
+        _git(
+            "fetch",
+            "--quiet",
+            "--depth",
+            "1",
+            "--force",
+            "origin",
+            f"+refs/heads/{branch}",
+            cwd=checkout,
+            url=url,
+            secrets=secrets,
+        )
         _git("reset", "--quiet", "--hard", "FETCH_HEAD", cwd=checkout)
         _git("clean", "--quiet", "-d", "--force", "-x", cwd=checkout)
     return _git("rev-parse", "HEAD", cwd=checkout)

@@ -136,8 +136,8 @@ def load_index(
     batch: int = 20_000,
     encoder: Embedder | None = None,
 ) -> ServingIndex:
-    """Read the vocabulary, every chunk's stored postings and (with an embedder) its vector, at one version;
-    with an encoder, the sentence vectors that have landed so far."""
+    """Read the vocabulary, every chunk's stored postings and (with an embedder) its vector, at one version; with
+    an encoder, room for its vectors (EncodedRows.load_new reads them, after the index already answers)."""
     ids: list[int] = []
     codes: list[int] = []
     lengths: list[int] = []
@@ -167,10 +167,7 @@ def load_index(
     bm25 = BM25Index.from_blobs(ids, codes, list(names), lengths, blobs, vocabulary, version=version, tokenizer=tokenizer)
     dense = DenseIndex(unpack_many(vectors, embedder.dim)) if embedder is not None else None
     page_ids = np.asarray(pages, dtype=np.int64)
-    encoded = None
-    if encoder is not None:
-        encoded = EncodedRows(bm25.chunk_ids, page_ids, encoder.name, encoder.dim)
-        encoded.load_new(engine)
+    encoded = EncodedRows(bm25.chunk_ids, page_ids, encoder.name, encoder.dim) if encoder is not None else None
     return ServingIndex(bm25, dense, page_ids, version, encoded)
 
 
@@ -228,6 +225,7 @@ class Searcher:
         self._checked_at = 0.0
         self._lock = threading.Lock()
         self._rebuild: threading.Thread | None = None
+        self._vectors: threading.Thread | None = None
 
     @property
     def mode(self) -> str:
@@ -260,13 +258,19 @@ class Searcher:
             current = self._current_version()
             if self._index is None or self._index.version != current:
                 self._index = load_index(self.engine, self.tokenizer, self.embedder, encoder=self.encoder)
+                if self._index.encoded is not None:  # the index answers now; the re-ranking vectors join it shortly
+                    self._vectors = threading.Thread(
+                        target=self._index.encoded.load_new, args=(self.engine,), name="kb-vectors", daemon=True
+                    )
+                    self._vectors.start()
             self._checked_at = time.monotonic()
             return self._index
 
     def wait_for_rebuild(self, timeout: float = 60.0) -> None:
-        thread = self._rebuild
-        if thread is not None:
-            thread.join(timeout)
+        """Until a rebuild under way, and the re-ranking vectors it reads, are in."""
+        for thread in (self._rebuild, self._vectors):
+            if thread is not None:
+                thread.join(timeout)
 
     def read(self, query: str) -> Question:
         """The query's content words weighed against the docs, its typos corrected."""

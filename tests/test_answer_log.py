@@ -68,3 +68,36 @@ def test_feedback_is_recorded_against_the_question(runtime):
     record_feedback(runtime.engine, a.log_id, "down", user_id="U9")
     [f] = rows(runtime.engine, feedback)
     assert (f["question_id"], f["value"], f["user_id"]) == (a.log_id, "down", "U9")
+
+
+def test_simultaneous_clicks_by_one_person_leave_one_vote(runtime):
+    import threading
+
+    a = runtime.ask("How much is express delivery?", answerer="local")
+    start = threading.Barrier(8)
+    outcomes = []
+
+    def click(value):
+        start.wait()
+        outcomes.append(record_feedback(runtime.engine, a.log_id, value, "U9"))
+
+    threads = [threading.Thread(target=click, args=("up" if n % 2 else "down",)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(outcomes) == 8 and sum(kind == "new" for _, kind in outcomes) == 1
+    assert len(rows(runtime.engine, feedback)) == 1 and len({fid for fid, _ in outcomes}) == 1
+
+
+def test_a_vote_without_a_person_or_from_another_workspace_is_not_recorded(runtime):
+    from sqlalchemy import update
+
+    a = runtime.ask("How much is express delivery?", answerer="local")
+    with runtime.engine.begin() as conn:
+        conn.execute(update(questions).where(questions.c.id == a.log_id).values(team="T_HOME"))
+    assert record_feedback(runtime.engine, a.log_id, "up", None) is None
+    assert record_feedback(runtime.engine, a.log_id, "up", "U9", team="T_OTHER") is None
+    assert record_feedback(runtime.engine, 10**9, "up", "U9") is None
+    assert rows(runtime.engine, feedback) == []
+    assert record_feedback(runtime.engine, a.log_id, "up", "U9", team="T_HOME")[1] == "new"

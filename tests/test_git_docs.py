@@ -155,3 +155,37 @@ def test_a_docs_subfolder_outside_the_repository_is_refused_in_one_line(db_url, 
     [line] = result.stderr.strip().splitlines()
     assert "DOCS_GIT_SUBDIR" in line and "inside the docs repository" in line
     assert not (tmp_path / "checkout").exists(), "refused before anything was fetched"
+
+
+def test_a_token_in_the_url_reaches_the_server_as_a_header_and_never_gits_argv(tmp_path):
+    import os
+    import socket
+    import threading
+
+    from kb.git_source import fetch_docs
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    seen: dict = {}
+
+    def answer_once():
+        conn, _ = server.accept()
+        seen["request"] = conn.recv(65536).decode(errors="replace")
+        seen["argv"] = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):  # git is waiting for this reply: read its command line
+            try:
+                cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if f"127.0.0.1:{port}" in cmd:
+                seen["argv"].append(cmd)
+        conn.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        conn.close()
+
+    threading.Thread(target=answer_once, daemon=True).start()
+    with pytest.raises(DocsFetchFailed) as failed:
+        fetch_docs(f"http://x-access-token:ghp_secret123@127.0.0.1:{port}/docs.git", "main", tmp_path / "checkout")
+    server.close()
+    assert seen["argv"] and all("ghp_secret123" not in cmd for cmd in seen["argv"]), "not in git's argv"
+    assert "Authorization: Basic eC1hY2Nlc3MtdG9rZW46Z2hwX3NlY3JldDEyMw==" in seen["request"], "but sent as a header"
+    assert "ghp_secret123" not in str(failed.value)

@@ -104,7 +104,8 @@ def test_readyz_is_503_with_the_reason_when_the_database_stops(start_bot, bot_en
     ready(bot, fake_slack)
     proxy.cut()
     _status, body = fake_slack.wait_for(lambda: (r := get(base(bot) + "/readyz"))[0] == 503 and r)
-    assert body.startswith("not ready: database unreachable:")
+    assert body.startswith("not ready: database unreachable")
+    assert str(proxy.port) not in body and "127.0.0.1" not in body, "an unauthenticated page names no host or port"
     assert get(base(bot) + "/healthz")[0] == 200, "alive, though not ready"
 
 
@@ -144,3 +145,22 @@ def test_json_logs_are_one_object_a_line_with_the_answers_ids_and_no_token(start
     assert answered["channel"] == "C_GENERAL" and answered["status"] == "answered" and answered["log_id"] >= 1
     assert {"time", "level", "logger", "message", "latency_ms"} <= answered.keys()
     assert bot_env["SLACK_BOT_TOKEN"] not in bot.log() and bot_env["SLACK_SIGNING_SECRET"] not in bot.log()
+
+
+def test_readyz_is_503_when_the_sqlite_databases_disk_is_nearly_full(db_url, docs, monkeypatch):
+    import shutil
+    import threading
+
+    from bot.health import Health
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+
+    if ON_POSTGRES:
+        pytest.skip("the free-space check is SQLite's: PostgreSQL's disk is its server's")
+    runtime = Runtime(load_settings(database_url=db_url, docs_dir=docs, search_mode="bm25"))
+    runtime.sync()
+    runtime.searcher.refresh()
+    health = Health(runtime, threading.Event())
+    assert health.not_ready() == []
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10 * 2**30, 10 * 2**30 - 2**20, 2**20))
+    assert health.not_ready() == ["disk nearly full (1 MB free where the database is)"]

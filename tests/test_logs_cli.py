@@ -132,7 +132,7 @@ def test_export_streams_every_matching_row_past_one_batch_and_stops_at_a_limit(r
 def test_prune_deletes_only_older_questions_with_their_searches(rt, db_url):
     old = ask(rt, "How much is express delivery?")
     ask(rt, "Is there a student discount?")
-    record_feedback(rt.engine, old.log_id, "up")
+    record_feedback(rt.engine, old.log_id, "up", "U1")
     with rt.engine.begin() as conn:
         conn.execute(
             update(questions).where(questions.c.id == old.log_id).values(created_at=datetime.now(UTC) - timedelta(days=100))
@@ -157,8 +157,8 @@ def test_gaps_group_paraphrases_with_counts_pages_and_the_latest_example(rt, db_
         ask(rt, q)
     helpful = ask(rt, "How much is express delivery?")
     unhelpful = ask(rt, "Can I go swimming with my earbuds?")
-    record_feedback(rt.engine, helpful.log_id, "up")
-    record_feedback(rt.engine, unhelpful.log_id, "down")
+    record_feedback(rt.engine, helpful.log_id, "up", "U1")
+    record_feedback(rt.engine, unhelpful.log_id, "down", "U1")
     groups = gaps(rt.engine)
     summary = [(g.count, g.latest["question"]) for g in groups]
     assert summary[0] == (3, "student discount available?")
@@ -198,3 +198,46 @@ def test_a_changed_vote_and_its_reason_show_in_the_trace(runtime):
     assert not record_reason(runtime.engine, feedback_id, "U6", "not my vote")
     text = render_trace(question_trace(runtime.engine, a.log_id))
     assert "down by U5" in text and "changed" in text and "why: It left out the EU price" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "hint"),
+    [(("logs", "--since"), "--since"), (("gaps", "--since"), "--since"), (("logs", "prune", "--older-than"), "--older-than")],
+)
+def test_an_absurd_age_is_one_line_naming_the_option(rt, db_url, args, hint):
+    result = run_cli(*args, "999999999999d", "--db", db_url)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert hint in result.stderr and "at most 100 years" in result.stderr
+
+
+def test_the_review_page_says_an_absurd_age_is_too_long(rt):
+    from bot.review.app import create_app
+
+    page = create_app(rt.engine).test_client().get("/questions?since=999999999999d")
+    assert page.status_code == 200 and "at most 100 years" in page.text
+
+
+def test_one_question_holding_every_topics_words_does_not_merge_the_gaps(db_url, docs):
+    from bot.agent.types import Answer
+
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs, search_mode="bm25"))
+    topics = [
+        "student discount for my university",
+        "vacation days allowance per year",
+        "smartwatch strap replacement colours",
+        "dolby atmos spatial audio support",
+        "gift wrapping service options",
+        "crypto payment with bitcoin",
+        "laptop request from the helpdesk",
+        "parking spaces at the office",
+    ]
+    from bot.logs.store import record
+
+    for topic in topics:
+        for n in range(3):
+            record(
+                rt.engine, Answer(f"question {n}: {topic}?", "abstained", "I couldn't find this in the docs.", "local"), Origin()
+            )
+    record(rt.engine, Answer(" ".join(topics * 5), "abstained", "I couldn't find this in the docs.", "local"), Origin())
+    groups = gaps(rt.engine)
+    assert sorted(g.count for g in groups) == [1] + [3] * 8

@@ -328,3 +328,19 @@ def test_an_answered_question_can_be_added_to_the_eval_set_once(logged, tmp_path
     assert yaml.safe_load(eval_file.read_text()) == [
         {"question": "How much is express delivery?", "sources": ["help/shipping.html"]}
     ]
+
+
+def test_adding_to_an_eval_file_that_is_not_a_list_says_why_and_changes_nothing(logged, tmp_path):
+    import re
+
+    from bot.review.app import create_app
+
+    a = logged.ask("How much is express delivery?", answerer="local")
+    eval_file = tmp_path / "eval.yaml"
+    eval_file.write_text("cases: {}\n")
+    client = create_app(logged.engine, token="s3cret-review", eval_file=eval_file).test_client()
+    auth = {"Authorization": "Bearer s3cret-review"}
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', client.get(f"/questions/{a.log_id}", headers=auth).text).group(1)
+    page = client.post(f"/questions/{a.log_id}/eval", data={"csrf": csrf}, headers=auth)
+    assert page.status_code == 409 and "is not a list of questions" in page.text
+    assert eval_file.read_text() == "cases: {}\n"

@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from sqlalchemy import create_engine, select
 
 from bot.logs.models import feedback, questions
@@ -208,6 +209,20 @@ def test_slacks_feedback_buttons_record_a_vote_and_thank_privately(fake_slack, b
     assert (row["value"], row["user_id"], row["updated_at"]) == ("up", "U1", None)
 
 
+def test_forged_feedback_values_and_other_workspaces_record_nothing(fake_slack, bot_env, bot):
+    msg = mention(fake_slack, bot, "How much is express delivery?")
+    [reply] = answers(fake_slack, msg)
+    forged = json.loads(json.dumps(reply))
+    buttons = next(e for b in forged["blocks"] if b["type"] == "context_actions" for e in b["elements"])
+    for value in ("sideways:1", "up:abc", "up:99999999999999999999999", "up:"):
+        buttons["positive_button"]["value"] = value
+        assert fake_slack.click(bot.url, forged, "feedback", which="positive") == 200
+    fake_slack.wait_for(lambda: bot.log().count("feedback with an unknown value") == 4)
+    assert fake_slack.click(bot.url, reply, "feedback", which="positive", team="T_OTHER") == 200
+    fake_slack.wait_for(lambda: "matched no answer they may vote on" in bot.log())
+    assert votes(bot_env) == [] and "Traceback" not in bot.log()
+
+
 def test_a_changed_vote_is_a_change_and_not_helpful_asks_why(fake_slack, bot_env, bot):
     msg = mention(fake_slack, bot, "How much is express delivery?")
     [reply] = answers(fake_slack, msg)
@@ -288,6 +303,28 @@ def test_junk_bodies_get_a_client_error_and_no_traceback(fake_slack, bot):
             status = fake_slack.post(bot.url, body, content_type, signed=signed)
             assert 400 <= status < 500, (body, signed, status)
     assert "Traceback" not in bot.log()
+
+
+@pytest.mark.parametrize("event", ["a string", [1, 2], None])
+def test_a_signed_event_callback_whose_event_is_not_an_object_is_a_client_error(fake_slack, bot, event):
+    envelope = fake_slack.envelope({"type": "app_mention"}) | {"event": event}
+    assert 400 <= fake_slack.deliver(bot.url, envelope) < 500
+    assert "Traceback" not in bot.log()
+
+
+def test_a_huge_body_is_refused_from_its_length_before_it_is_read(bot):
+    import socket
+    import time
+
+    port = int(bot.url.split(":")[2].split("/")[0])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(
+            b"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 314572800\r\n\r\n{"  # claims 300 MB, sends one byte
+        )
+        started = time.monotonic()
+        reply = conn.recv(200)
+    assert reply.startswith(b"HTTP/1.1 413") and time.monotonic() - started < 5
 
 
 def test_a_post_that_times_out_but_lands_is_not_followed_by_an_apology(fake_slack, bot_env, start_bot):

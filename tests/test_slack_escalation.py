@@ -102,3 +102,17 @@ def test_an_escalation_shows_in_logs_the_export_and_the_gaps(fake_slack, bot_env
     assert row["escalated"] is True
     gaps = json.loads(run_cli("gaps", "--json", "--db", db).stdout)
     assert gaps[0]["reasons"] == {"escalated": 1}
+
+
+def test_a_forged_button_value_from_another_conversation_hands_over_nothing(fake_slack, bot_env, start_bot):
+    bot = start_bot(bot_env | SUPPORT)
+    secret = fake_slack.user_says("D_ALICE", "How do refunds work? I'm Alice Roe, alice@example.com", user="U_ALICE")
+    fake_slack.deliver(bot.url, fake_slack.events_for(secret)[0])
+    [dm_reply] = fake_slack.wait_for(lambda: fake_slack.replies("D_ALICE", secret["ts"]))
+    _, reply = answered(fake_slack, bot)  # Mallory's own answer in a channel, whose button value she rewrites
+    alices = next(e for b in dm_reply["blocks"] if b["type"] == "actions" for e in b["elements"] if e["action_id"] == "escalate")
+    forged = {**reply, "blocks": [{"type": "actions", "elements": [{**alices}]}]}
+    assert fake_slack.click(bot.url, forged, "escalate", user="U_MALLORY") == 200
+    fake_slack.wait_for(lambda: "escalation of" in bot.log() and "refused" in bot.log())
+    assert posts_to(fake_slack, "CSUPPORT") == []
+    assert escalated_at(bot_env, secret["ts"]) == (None, None)

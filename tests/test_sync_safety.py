@@ -155,3 +155,36 @@ def test_three_syncs_at_once_on_a_new_sqlite_file_each_succeed_or_say_busy(tmp_p
     outcomes = [(p.wait(120), p.stderr.read()) for p in procs]
     assert all(code in (0, 3) for code, _ in outcomes), outcomes
     assert any(code == 0 for code, _ in outcomes)
+
+
+def test_a_timed_out_git_sync_leaves_no_git_process_and_no_half_clone(db_url, tmp_path):
+    import os
+    import socket
+    import threading
+
+    from bot.scheduler import SyncFailed, sync_in_child
+
+    silent = socket.create_server(("127.0.0.1", 0))  # a remote that accepts and never answers
+    held = []
+    threading.Thread(target=lambda: [held.append(silent.accept()) for _ in range(5)], daemon=True).start()
+    url = f"http://127.0.0.1:{silent.getsockname()[1]}/docs.git"
+    rt = child_runtime(
+        db_url, tmp_path / "unused", docs_git_url=url, docs_git_checkout=tmp_path / "checkout", sync_timeout_seconds=4
+    )
+    with pytest.raises(SyncFailed, match="stopped after 4 s"):
+        sync_in_child(rt)
+
+    def running_git() -> list[str]:
+        out = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if url in cmd:
+                out.append(cmd)
+        return out
+
+    assert running_git() == [], "the sync's whole process group ended with it"
+    assert not list(tmp_path.glob(".clone-*")), "its half-done clone was removed"
+    silent.close()

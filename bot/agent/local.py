@@ -86,7 +86,9 @@ def arithmetic_in(question: str) -> str | None:
     "20 percent off 45": 45 - 20% of 45; "$340 plus 12%": 340 + 12% of 340; "3 seats at $12 each": 3 * 12)."""
     for words, op in _WORDS:
         question = words.sub(op, question)
-    if not (_ASKS_TO_COMPUTE.search(question) or _DISCOUNT.search(question) or _MARKUP.search(question) or _EACH.search(question)):
+    if not (
+        _ASKS_TO_COMPUTE.search(question) or _DISCOUNT.search(question) or _MARKUP.search(question) or _EACH.search(question)
+    ):
         return None
     question = _DISCOUNT.sub(lambda m: f"{m[2]} - {m[1]}% of {m[2]}", question)
     question = _MARKUP.sub(lambda m: f"{m[1]} + {m[2]}% of {m[1]}", question)

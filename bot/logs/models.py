@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Column, DateTime, Float, ForeignKey, Index, Integer, PrimaryKeyConstraint, String, Table, Text
+from sqlalchemy import (
+    JSON,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
 
 from kb.models import metadata
 
@@ -64,6 +77,7 @@ feedback = Table(
     Column("reason", Text),  # why "not helpful", when the person said
     Column("updated_at", DateTime(timezone=True)),  # when the person changed their vote
     Index("ix_log_feedback_question_id", "question_id"),
+    UniqueConstraint("question_id", "user_id", name="uq_log_feedback_question_id_user_id"),  # one vote per person
 )
 
 cited_pages = Table(  # which pages each answer cited: a sync looks up the answers a changed page affects

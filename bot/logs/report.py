@@ -20,6 +20,7 @@ from kb.models import chunks, sync_runs
 from kb.tokens import content_words, page_words
 
 _AGE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
+MAX_AGE = timedelta(days=36_525)  # 100 years: older than any log, and far from datetime's limits
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
@@ -28,7 +29,13 @@ def parse_age(text: str) -> timedelta:
     m = _AGE.match(text or "")
     if not m:
         raise ValueError(f"not an age: {text!r} (use a number and one of s, m, h, d, w, e.g. 7d)")
-    return timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
+    try:
+        age = timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
+    except OverflowError:
+        age = MAX_AGE + timedelta(days=1)
+    if age > MAX_AGE:
+        raise ValueError(f"an age of at most 100 years, please (got {text!r:.30})")
+    return age
 
 
 @dataclass
@@ -323,11 +330,13 @@ class Gap:
 
 
 def _similar(a: set[str], b: set[str]) -> bool:
-    """The same question in other words: most of the smaller one's words are shared."""
+    """The same question in other words: most of the smaller one's words are shared, and a fair part of the larger
+    one's (a question holding every topic's words is not the same question as each of them)."""
     if not a or not b:
         return False
     shared = len(a & b)
-    return (shared >= 2 and shared / min(len(a), len(b)) >= 0.5) or (shared == 1 and max(len(a), len(b)) <= 2)
+    small, large = min(len(a), len(b)), max(len(a), len(b))
+    return (shared >= 2 and shared / small >= 0.5 and shared / large >= 0.25) or (shared == 1 and large <= 2)
 
 
 GAPS_WINDOW = 5000  # the newest unanswered questions grouped: what the docs should say next, read in well under a second

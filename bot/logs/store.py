@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal, get_args
 
 from sqlalchemy import Engine, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
 
 from bot.agent.types import Answer, Source
 from bot.logs.models import cited_pages, feedback, questions, searches
@@ -88,25 +89,48 @@ def cited_paths(sources: list[dict], cited: list[dict]) -> list[str]:
     return sorted({by_n[c["n"]] for c in cited or [] if c.get("n") in by_n})
 
 
-def record_feedback(engine: Engine, question_id: int, value: str, user_id: str | None = None) -> tuple[int, str]:
+def record_feedback(
+    engine: Engine, question_id: int, value: str, user_id: str | None, team: str | None = None
+) -> tuple[int, str] | None:
     """One vote per person per answer: a new vote, a change of mind (recorded as a change, not a second vote), or
-    the same click again. Returns the feedback row's id and which of "new", "changed", "same" it was."""
+    the same click again. Returns the feedback row's id and which of "new", "changed", "same" it was; None when
+    there is nothing this person may vote on (no person, another workspace's answer, no such answer).
+
+    The database keeps it one vote (a unique person per answer): of simultaneous first clicks, in any number of
+    processes, one inserts and the others find its vote and update it."""
     if value not in ("up", "down"):
         raise ValueError(f"feedback is 'up' or 'down', not {value!r}")
+    if user_id is None:
+        return None
+    with engine.connect() as conn:
+        votable = conn.execute(
+            select(questions.c.id).where(
+                questions.c.id == question_id, or_(questions.c.team.is_(None), team is None, questions.c.team == team)
+            )
+        ).first()
+    if votable is None:
+        return None
+    for attempt in range(3):
+        try:
+            return _vote(engine, question_id, value, user_id)
+        except IntegrityError:  # another click inserted this person's vote in between: read it and try again
+            if attempt == 2:
+                raise
+    return None
+
+
+def _vote(engine: Engine, question_id: int, value: str, user_id: str) -> tuple[int, str]:
     # Read, then write: SQLite must take its write lock up front, or a write committed in between (the answer's
     # own bookkeeping) fails this one at once with "database is locked" instead of waiting its turn.
     with engine.execution_options(sqlite_begin="IMMEDIATE").begin() as conn:
-        if user_id is not None:
-            row = conn.execute(
-                select(feedback.c.id, feedback.c.value).where(
-                    feedback.c.question_id == question_id, feedback.c.user_id == user_id
-                )
-            ).first()
-            if row is not None:
-                if row.value == value:
-                    return row.id, "same"
-                conn.execute(update(feedback).where(feedback.c.id == row.id).values(value=value, updated_at=now(), reason=None))
-                return row.id, "changed"
+        row = conn.execute(
+            select(feedback.c.id, feedback.c.value).where(feedback.c.question_id == question_id, feedback.c.user_id == user_id)
+        ).first()
+        if row is not None:
+            if row.value == value:
+                return row.id, "same"
+            conn.execute(update(feedback).where(feedback.c.id == row.id).values(value=value, updated_at=now(), reason=None))
+            return row.id, "changed"
         new_id = conn.execute(
             insert(feedback)
             .values(question_id=question_id, created_at=now(), user_id=user_id, value=value)
@@ -126,9 +150,10 @@ def record_reason(engine: Engine, feedback_id: int, user_id: str | None, reason:
         return done.rowcount == 1
 
 
-def escalate(engine: Engine, question_id: int, user_id: str | None, team: str | None) -> dict | None:
+def escalate(engine: Engine, question_id: int, user_id: str | None, team: str | None, channel: str | None) -> dict | None:
     """Record that a person was asked about this question: the row, the first time; None when it was already
-    escalated, does not exist, or belongs to another workspace (a forged click)."""
+    escalated, does not exist, belongs to another workspace, or the click came from neither its asker nor the
+    conversation it was asked in (a forged button value: a DM's question must not reach the support channel)."""
     with engine.begin() as conn:
         done = conn.execute(
             update(questions)
@@ -136,6 +161,9 @@ def escalate(engine: Engine, question_id: int, user_id: str | None, team: str | 
                 questions.c.id == question_id,
                 questions.c.escalated_at.is_(None),
                 or_(questions.c.team.is_(None), questions.c.team == team),
+                or_(questions.c.user_id == user_id, questions.c.channel == channel)
+                if user_id
+                else questions.c.channel == channel,
             )
             .values(escalated_at=now(), escalated_by=user_id)
         )

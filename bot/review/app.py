@@ -234,7 +234,12 @@ def create_app(engine: Engine, token: str | None = None, eval_file: Path | None 
         trace = question_trace(engine, question_id) if question_id <= MAX_ID else None
         if trace is None or eval_file is None:
             abort(404)
-        added = add_eval_case(eval_file, trace)
+        from bot.review.eval_file import EvalFileError
+
+        try:
+            added = add_eval_case(eval_file, trace)
+        except EvalFileError as e:
+            return render_template("message.html", title="Eval set", message=str(e)), 409
         message = f"Added to {eval_file}." if added else f"Already in {eval_file}, or it cites no page."
         return render_template("message.html", title="Eval set", message=message)
 
@@ -246,16 +251,11 @@ def create_app(engine: Engine, token: str | None = None, eval_file: Path | None 
 
 
 def add_eval_case(path: Path, trace: dict) -> bool:
-    """Append an answered question and the pages it cited to a YAML eval file (`supportbot eval` reads it)."""
-    import yaml
+    """Append an answered question and the pages it cited to the eval file (`supportbot eval` reads it)."""
+    from bot.review.eval_file import append_case
 
     pages = cited_paths(trace.get("sources"), trace.get("cited"))
-    cases = (yaml.safe_load(path.read_text()) if path.exists() else None) or []
-    if not pages or any(c.get("question") == trace["question"] for c in cases):
-        return False
-    cases.append({"question": trace["question"], "sources": pages})
-    path.write_text(yaml.safe_dump(cases, sort_keys=False, allow_unicode=True))
-    return True
+    return bool(pages) and append_case(path, {"question": trace["question"], "sources": pages})
 
 
 def serve(engine: Engine, host: str, port: int, token: str | None, eval_file: Path | None = None) -> None:

@@ -151,6 +151,9 @@ def _reply(start_response, status: str, text: str, headers: tuple = ()) -> list[
     return [text.encode()]
 
 
+MAX_BODY_BYTES = 1024 * 1024  # Slack's events and interactions are a few KB; a message is at most 40,000 characters
+
+
 def gate(events, slack: Slack, verifier: SignatureVerifier):
     """Before Bolt reads a request: 503 while stopping (Slack retries elsewhere), 401 unless Slack signed it,
     400 unless its body is what Slack sends (JSON, or a form whose payload is JSON)."""
@@ -162,6 +165,8 @@ def gate(events, slack: Slack, verifier: SignatureVerifier):
             length = int(environ.get("CONTENT_LENGTH") or 0)
         except ValueError:
             return _reply(start_response, "400 Bad Request", "bad content length")
+        if length > MAX_BODY_BYTES:  # refused before a byte is read: no signature makes a body this size Slack's
+            return _reply(start_response, "413 Content Too Large", "request body too large")
         body = environ["wsgi.input"].read(length) if length > 0 else b""
         headers = {
             "x-slack-signature": environ.get("HTTP_X_SLACK_SIGNATURE"),
@@ -185,7 +190,10 @@ def _slack_shaped(body: bytes, content_type: str) -> bool:
     try:
         text = body.decode("utf-8")
         if content_type.startswith("application/json"):
-            return isinstance(json.loads(text), dict)
+            envelope = json.loads(text)
+            if not isinstance(envelope, dict):
+                return False
+            return envelope.get("type") != "event_callback" or isinstance(envelope.get("event"), dict)
         form = parse_qs(text, strict_parsing=bool(text))
         return "payload" not in form or isinstance(json.loads(form["payload"][0]), dict)
     except (UnicodeDecodeError, ValueError):
@@ -248,6 +256,13 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
 def _http_server(wsgi, host: str, port: int, settings: Settings):
     import waitress
 
-    server = waitress.create_server(wsgi, host=host, port=port, threads=max(8, settings.slack_workers), ident="supportbot")
+    server = waitress.create_server(
+        wsgi,
+        host=host,
+        port=port,
+        threads=max(8, settings.slack_workers),
+        ident="supportbot",
+        max_request_body_size=MAX_BODY_BYTES,  # waitress answers 413 from the Content-Length, before reading the body
+    )
     threading.Thread(target=server.run, name="http", daemon=True).start()
     return server

@@ -33,8 +33,8 @@ def register(app: App, slack: Slack) -> None:
             log_id = int(action.get("value") or 0)
         except ValueError:
             return
-        row = escalate(slack.runtime.engine, log_id, user, team)
-        if row is None:  # unknown, another workspace's, or already handed over: say so privately
+        row = escalate(slack.runtime.engine, log_id, user, team, channel)
+        if row is None:  # unknown, another workspace's, another conversation's, or already handed over
             if channel and user:
                 client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread, text=ALREADY)
             log.info("escalation of %s refused: unknown, foreign or already escalated", log_id)

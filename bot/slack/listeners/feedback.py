@@ -47,11 +47,19 @@ def register(app: App, slack: Slack) -> None:
         raw = action.get("value") or ""
         value, _, log_id = raw.partition(":") if ":" in raw else (action["action_id"].removeprefix("feedback_"), "", raw)
         user = (body.get("user") or {}).get("id")
+        team = (body.get("team") or {}).get("id")
+        if value not in ("up", "down") or not log_id.isdigit() or len(log_id) > 18:  # not a value this bot wrote
+            log.info("feedback with an unknown value %r from %s ignored", raw[:80], user)
+            return
         try:
-            feedback_id, kind = retrying(slack.db_retry_s)(record_feedback, slack.runtime.engine, int(log_id or 0), value, user)
+            vote = retrying(slack.db_retry_s)(record_feedback, slack.runtime.engine, int(log_id), value, user, team)
         except Exception:
             log.exception("could not record feedback %r", raw)
             return
+        if vote is None:  # no person, another workspace's answer, or no such answer
+            log.info("feedback %r from %s of %s matched no answer they may vote on", raw[:80], user, team)
+            return
+        feedback_id, kind = vote
         log.info("feedback %s on %s by %s: %s", value, log_id, user, kind)
         if value == "down" and kind != "same" and body.get("trigger_id"):
             client.views_open(trigger_id=body["trigger_id"], view=reason_view(feedback_id))
