@@ -195,3 +195,32 @@ def test_a_mention_while_postgresql_is_down_gets_a_notice_then_its_answer_once_i
     notice, reply = fake_slack.replies(msg["channel"], msg["ts"])
     assert "$12" in reply["text"]
     wait_until(lambda: not open_claim(bot_env["DATABASE_URL"], msg))
+
+
+def test_two_processes_recovering_orphans_that_outlast_their_lease_answer_each_once(
+    fake_slack, bot_env, start_bot, fake_anthropic
+):
+    env = slow_model_env(bot_env, fake_anthropic, delay_s=1.5)  # two model turns: 3 s an answer, the lease is 1 s
+    engine = create_engine(bot_env["DATABASE_URL"])
+    msgs, long_ago = [], now() - timedelta(minutes=5)
+    with engine.begin() as conn:
+        for n in range(4):
+            msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery? ({n})")
+            job = Job(
+                msg["channel"], msg["ts"], msg["ts"], f"How much is express delivery? ({n})", "U1", "T1", False, False, BOT_USER
+            )
+            conn.execute(
+                insert(claims).values(
+                    key=job.keys[0], claimed_at=long_ago, owner="gone:1:x", lease_until=long_ago, job=job.__dict__
+                )
+            )
+            msgs.append(msg)
+    engine.dispose()
+    first, second = start_bot(env), start_bot(env)
+    wait_until(lambda: not any(open_claim(bot_env["DATABASE_URL"], m) for m in msgs), timeout=90)
+    taken = [line for bot in (first, second) for line in bot.log().splitlines() if "taking over msg:" in line]
+    # a claim is taken over only while unanswered: once all are answered, these lines are final
+    assert sorted(line.split("taking over ")[1].split(",")[0] for line in taken) == sorted(
+        f"msg:C_GENERAL:{m['ts']}" for m in msgs
+    )
+    assert replies_per_thread(fake_slack, msgs) == [1, 1, 1, 1]

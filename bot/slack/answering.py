@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -81,6 +82,7 @@ class Slack:
     suggested_prompts: tuple[str, ...] = ()  # the team's own prompts for the agent view (empty: built from the logs)
     in_flight: InFlight = field(default_factory=InFlight)
     visibility: ChannelVisibility = field(default_factory=ChannelVisibility)
+    submit: Callable[[Callable[[], None]], object] | None = None  # the answer workers; None: answer right here
     stopping: threading.Event = field(default_factory=threading.Event)
     _held: list[tuple[Job, list[str]]] = field(default_factory=list)
     _held_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -154,9 +156,18 @@ def answer_held(slack: Slack, client: WebClient) -> int:
             slack.hold(job, keys)  # still away: try again at the next beat
             continue
         if claimed:
-            answer_job(slack, client, job, keys)
+            _work(slack, lambda job=job, keys=keys: answer_job(slack, client, job, keys))
             done += 1
     return done
+
+
+def _work(slack: Slack, task: Callable[[], None]) -> None:
+    """Answer on the worker pool, not on the heartbeat that found the work: the heartbeat must keep renewing this
+    process's leases while answers take longer than a lease, or another process takes them over and answers twice."""
+    if slack.submit is None:
+        task()
+    else:
+        slack.submit(task)
 
 
 def post_once(client: WebClient, job: Job, message: dict) -> None:
@@ -320,7 +331,7 @@ def recover(slack: Slack, client: WebClient) -> int:
                 continue
             mark_answered(slack.runtime.engine, [key])
         else:
-            answer_job(slack, client, job, [key])
+            _work(slack, lambda job=job, key=key: answer_job(slack, client, job, [key]))
         done += 1
     return done
 

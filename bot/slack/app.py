@@ -114,11 +114,8 @@ def web_client(settings: Settings) -> WebClient:
 
 def build_app(runtime: Runtime, settings: Settings) -> tuple[App, Slack]:
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
-    app = App(
-        client=web_client(settings),
-        signing_secret=secret,
-        listener_executor=ThreadPoolExecutor(max_workers=settings.slack_workers, thread_name_prefix="answer"),
-    )
+    workers = ThreadPoolExecutor(max_workers=settings.slack_workers, thread_name_prefix="answer")
+    app = App(client=web_client(settings), signing_secret=secret, listener_executor=workers)
     slack = Slack(
         runtime,
         Access.load(settings.slack_channels_file, settings.slack_escalation_channel, settings.slack_escalation_mention),
@@ -130,6 +127,7 @@ def build_app(runtime: Runtime, settings: Settings) -> tuple[App, Slack]:
         streaming=settings.slack_streaming,
         suggested_prompts=tuple(settings.slack_suggested_prompts),
     )
+    slack.submit = workers.submit  # recovered and held questions are answered there too, not on the heartbeat
     register_all(app, slack)
     return app, slack
 
@@ -137,11 +135,11 @@ def build_app(runtime: Runtime, settings: Settings) -> tuple[App, Slack]:
 def keep_claims(slack: Slack, client: WebClient) -> None:
     """The heartbeat: renew this process's leases, then finish what dead processes left."""
     try:
+        renew(slack.runtime.engine, slack.lease)  # first, and quickly: the answers themselves run on the pool
         answer_held(slack, client)
-        renew(slack.runtime.engine, slack.lease)
         recovered = recover(slack, client)
         if recovered:
-            log.info("answered %d question(s) left by a process that stopped", recovered)
+            log.info("taking over %d question(s) left by a process that stopped", recovered)
     except Exception:
         log.exception("renewing or recovering claims failed; retrying at the next beat")
 
