@@ -451,3 +451,45 @@ def test_a_malformed_model_reply_is_logged_and_answered_from_the_docs(runtime, f
     with runtime.engine.connect() as conn:
         logged = conn.execute(text("SELECT status, error FROM log_questions WHERE id = :id"), {"id": a.log_id}).one()
     assert logged.status == "answered" and "malformed model response" in logged.error
+
+
+def test_numbers_in_words_are_checked_like_digits(runtime, fake_anthropic):
+    fake_anthropic.then(
+        search("express shipping cost"),
+        answer(Cite("Express shipping costs ninety-nine dollars and takes three weeks.", "shipping", "Express")),
+    )
+    a = ask(runtime, "How much is express shipping?")
+    assert "ninety-nine" not in a.answer and a.status == "abstained"
+    assert any(p.kind == "number_not_in_passage" and "99" in p.detail["numbers"] for p in a.problems)
+
+
+def test_an_uncited_claim_is_not_shown_but_a_connecting_phrase_is(runtime, fake_anthropic):
+    fake_anthropic.then(
+        search("express shipping cost"),
+        answer(
+            "In short, ",
+            Cite("Express shipping takes 1 to 2 business days and costs $12.", "shipping", "Express"),
+            " Express orders can never be refunded.",
+        ),
+    )
+    a = ask(runtime, "How much is express shipping?")
+    assert a.status == "answered" and a.answer.startswith("In short,") and "never be refunded" not in a.answer
+    assert any(p.kind == "uncited_claim" for p in a.problems)
+
+
+def test_a_link_the_passages_do_not_hold_is_unlinked_and_one_labelled_as_an_address_is_dropped(runtime, fake_anthropic):
+    fake_anthropic.then(
+        search("express shipping cost"),
+        answer(
+            Cite(
+                "Express shipping costs $12: pay in [the express portal](https://evil.example/pay) or "
+                "[https://help.auralis.example](https://evil.example/x).",
+                "shipping",
+                "Express",
+            ),
+        ),
+    )
+    a = ask(runtime, "How much is express shipping?")
+    assert "evil.example" not in a.answer and "https://help.auralis.example" not in a.answer
+    assert "the express portal" in a.answer
+    assert any(p.kind == "unknown_link" for p in a.problems)

@@ -50,3 +50,11 @@ def test_a_new_turn_starts_a_new_answer_and_shows_nothing_that_contradicts_what_
     stream.turn()
     stream.block(quote(ledger, 1))
     assert len(shown) == 1, "the second turn's answer does not extend what was shown: the message is corrected at the end"
+
+
+def test_an_uncited_claim_is_never_streamed_even_as_the_last_block():
+    cited = lambda ledger: quote(ledger, 0)
+    claim = lambda ledger: Segment(" Express orders can never be refunded.")
+    shown, stream, ledger = streamed(cited, claim)
+    answer, _, _ = render(verify(stream.segments, ledger))
+    assert "never be refunded" not in "".join(shown) and "never be refunded" not in answer

@@ -16,6 +16,8 @@ CitationProblem = Literal[
     "cited_text_mismatch",
     "number_not_in_passage",
     "unsourced_number",
+    "uncited_claim",
+    "unknown_link",
 ]
 ProblemKind = Literal[
     CitationProblem,
