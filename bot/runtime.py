@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the heavy parts (the Anthropic SDK, numpy, the embedder) lo
     from kb.sync import Progress, SyncReport
 
 log = logging.getLogger(__name__)
+LOG_WAIT_S = 300.0  # how long an answer waits for its log row (and so its feedback buttons) rather than go without
 
 
 class Runtime:
@@ -182,8 +183,8 @@ class Runtime:
         )
         if result.error:
             log.warning("question failed: %s", result.error)
-        try:
-            result.log_id = retrying(self.settings.db_retry_seconds)(
+        try:  # the record is written before the answer is shown: a locked or restarting database delays the answer
+            result.log_id = retrying(max(self.settings.db_retry_seconds, LOG_WAIT_S))(
                 record, self.engine, result, origin, self.searcher.loaded_version
             )
         except Exception:  # the asker still gets the answer; the operator sees why it was not logged

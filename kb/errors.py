@@ -11,3 +11,8 @@ class SupportbotError(Exception):
     """A failure with a message written for the user, never a traceback."""
 
     exit_code = 1
+
+
+class IndexUnavailable(SupportbotError, ConnectionError):
+    """The database behind the index could not be read: a search now would find nothing for the wrong reason, so
+    the question waits for the database instead of being answered "not in the docs"."""

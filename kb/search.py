@@ -23,6 +23,7 @@ from itertools import chain, islice
 
 import numpy as np
 from sqlalchemy import Engine, select
+from sqlalchemy.exc import OperationalError
 
 from kb.coverage import (
     Coverage,
@@ -38,6 +39,7 @@ from kb.dense import DenseIndex
 from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, resolve_embedder, unpack_many
 from kb.encoder import RELATED
+from kb.errors import IndexUnavailable
 from kb.index import BM25Index
 from kb.links import chunk_url, page_url
 from kb.models import chunks, documents
@@ -302,6 +304,12 @@ class Searcher:
         for every later page ((3, 1): the best page read whole, then the best passage of each next page).
         min_score: the BM25 floor of the "strong" label (default: the searcher's).
         """
+        try:
+            return self._search(query, k, collections, min_score, per_page)
+        except OperationalError as e:  # the database went away mid-search (a PostgreSQL outage, a locked SQLite)
+            raise IndexUnavailable(f"the index's database could not be read: {type(e).__name__}") from e
+
+    def _search(self, query, k, collections, min_score, per_page) -> list[Hit]:
         index = self.index
         floor = self.min_score if min_score is None else min_score
         question = self.read(query)

@@ -224,3 +224,115 @@ def test_two_processes_recovering_orphans_that_outlast_their_lease_answer_each_o
         f"msg:C_GENERAL:{m['ts']}" for m in msgs
     )
     assert replies_per_thread(fake_slack, msgs) == [1, 1, 1, 1]
+
+
+def test_a_database_outage_mid_answer_gets_the_notice_then_the_answer_once_with_one_log_row(fake_slack, fake_anthropic, docs):
+    import uuid
+
+    from sqlalchemy import make_url, text
+
+    from bot.logs.models import questions
+    from bot.slack.answering import answer_held, answer_message
+    from bot.slack.message import SlackMessage
+    from tests.conftest import TARGET_URL
+    from tests.fakes.anthropic import Cite, answer, search
+    from tests.fakes.tcp_proxy import TcpProxy
+
+    url = make_url(TARGET_URL if ON_POSTGRES else "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    proxy = TcpProxy(url.host or "127.0.0.1", url.port or 5432)
+    db_url = url.set(host="127.0.0.1", port=proxy.port).update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        rt = Runtime(
+            load_settings(
+                database_url=db_url.render_as_string(hide_password=False),
+                docs_dir=docs,
+                anthropic_api_key="sk-ant-test",
+                anthropic_base_url=fake_anthropic.url,
+                anthropic_max_retries=0,
+                db_retry_seconds=0.5,
+            )
+        )
+        rt.sync()
+        rt.searcher.refresh()
+        searching = search("express shipping cost")
+
+        def outage_then_search(req):
+            proxy.cut()  # PostgreSQL goes away while the model thinks
+            return searching(req)
+
+        cite = Cite("Express shipping takes 1 to 2 business days and costs $12.", "shipping", "Express")
+        fake_anthropic.then(outage_then_search, search("express shipping cost"), answer(cite))
+        slack = Slack(rt, Access.load(None), db_retry_s=0.5, streaming=False)
+        client = WebClient(token="xoxb-test-token", base_url=fake_slack.api_url)
+        msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express shipping?")
+        envelope = fake_slack.events_for(msg)[0]
+        answer_message(slack, client, SlackMessage.parse(envelope["event"], envelope, BOT_USER))
+        [notice] = fake_slack.replies(msg["channel"], msg["ts"])
+        assert TROUBLE in notice["text"], "not 'I couldn't find this in the docs'"
+        assert answer_held(slack, client) == 0, "still away: held for the next beat"
+        proxy.resume()
+        assert answer_held(slack, client) == 1
+        notice, reply = fake_slack.replies(msg["channel"], msg["ts"])
+        assert "$12" in reply["text"]
+        with rt.engine.connect() as conn:
+            assert conn.execute(select(questions.c.status).where(questions.c.thread_ts == msg["ts"])).scalars().all() == [
+                "answered"
+            ]
+        assert open_claim(db_url.render_as_string(hide_password=False), msg) is None, "the claim is closed"
+        rt.engine.dispose()
+    finally:
+        proxy.cut()
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def test_an_answer_waits_out_a_locked_sqlite_for_its_log_row_and_buttons(fake_slack, fake_anthropic, db_url, docs):
+    import sqlite3
+    import threading
+
+    from bot.logs.models import questions
+    from bot.slack.answering import answer_message
+    from bot.slack.message import SlackMessage
+    from tests.fakes.anthropic import Cite, answer, search
+
+    if not db_url.startswith("sqlite"):
+        pytest.skip("holds SQLite's write lock from outside")
+    rt = Runtime(
+        load_settings(
+            database_url=db_url + "?timeout=0.1",
+            docs_dir=docs,
+            anthropic_api_key="sk-ant-test",
+            anthropic_base_url=fake_anthropic.url,
+            anthropic_max_retries=0,
+            db_retry_seconds=0.5,
+        )
+    )
+    rt.sync()
+    blocker = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None, check_same_thread=False)
+    locked = threading.Event()
+    cite = Cite("Express shipping takes 1 to 2 business days and costs $12.", "shipping", "Express")
+    answering = answer(cite)
+
+    def lock_then_answer(req):
+        blocker.execute("BEGIN EXCLUSIVE")  # another writer takes the file for longer than DB_RETRY_SECONDS
+        locked.set()
+        threading.Timer(3.0, lambda: blocker.execute("ROLLBACK")).start()
+        return answering(req)
+
+    fake_anthropic.then(search("express shipping cost"), lock_then_answer)
+    slack = Slack(rt, Access.load(None), db_retry_s=0.5, streaming=False)
+    client = WebClient(token="xoxb-test-token", base_url=fake_slack.api_url)
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express shipping?")
+    envelope = fake_slack.events_for(msg)[0]
+    answer_message(slack, client, SlackMessage.parse(envelope["event"], envelope, BOT_USER))
+    assert locked.is_set()
+    [reply] = fake_slack.replies(msg["channel"], msg["ts"])
+    assert "$12" in reply["text"] and any(b["type"] == "context_actions" for b in reply["blocks"]), "with its buttons"
+    with rt.engine.connect() as conn:
+        assert conn.execute(select(questions.c.status).where(questions.c.thread_ts == msg["ts"])).scalars().all() == ["answered"]
+    blocker.close()

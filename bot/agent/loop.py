@@ -11,6 +11,7 @@ from typing import Protocol
 
 from bot.agent.tools import NO_NEW_EVIDENCE, Toolbox, ToolCall, ToolResult
 from bot.agent.types import Segment
+from kb.errors import IndexUnavailable
 
 
 @dataclass
@@ -49,6 +50,8 @@ def run(answerer: Answerer, question: str, history: list[tuple[str, str]], toolb
         for call in reply.tool_calls:
             try:
                 result = toolbox.run(call)
+            except IndexUnavailable:  # guard: no search can run now; the caller holds the question for the database
+                raise
             except Exception as e:  # guard: a failing tool is reported to the model, never crashes the request
                 result = ToolResult.text(call, f"The tool failed: {type(e).__name__}: {e}", is_error=True)
             if result.stalled:  # guard: a search with no new evidence tells the model to stop searching and answer

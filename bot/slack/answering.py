@@ -22,13 +22,14 @@ from bot.logs.store import Origin
 from bot.metrics import CLAIMS, SLACK_ERRORS
 from bot.runtime import Runtime
 from bot.slack.access import Access
-from bot.slack.claims import Job, claim, keys_for, mark_answered, orphans, take_over
+from bot.slack.claims import Job, claim, keys_for, mark_answered, orphans, reclaim, take_over
 from bot.slack.message import SlackMessage, without_mention
 from bot.slack.mrkdwn import escape, one_line
 from bot.slack.render import answer_messages, plain_message, reason_message
 from bot.slack.streaming import SlackStream
 from bot.slack.visibility import ChannelVisibility
 from kb.clock import as_utc, now
+from kb.errors import IndexUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -84,14 +85,15 @@ class Slack:
     visibility: ChannelVisibility = field(default_factory=ChannelVisibility)
     submit: Callable[[Callable[[], None]], object] | None = None  # the answer workers; None: answer right here
     stopping: threading.Event = field(default_factory=threading.Event)
-    _held: list[tuple[Job, list[str]]] = field(default_factory=list)
+    _held: list[tuple[Job, list[str], bool]] = field(default_factory=list)
     _held_lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def hold(self, job: Job, keys: list[str]) -> None:
+    def hold(self, job: Job, keys: list[str], claimed: bool = False) -> None:
+        """Keep a question to answer once the database is back; claimed: this process had claimed it already."""
         with self._held_lock:
-            self._held.append((job, keys))
+            self._held.append((job, keys, claimed))
 
-    def take_held(self) -> list[tuple[Job, list[str]]]:
+    def take_held(self) -> list[tuple[Job, list[str], bool]]:
         with self._held_lock:
             held, self._held = self._held, []
         return held
@@ -149,11 +151,14 @@ def answer_message(slack: Slack, client: WebClient, msg: SlackMessage) -> None:
 def answer_held(slack: Slack, client: WebClient) -> int:
     """Answer the messages held while the database was away, now that it may be back."""
     done = 0
-    for job, keys in slack.take_held():
+    for job, keys, was_claimed in slack.take_held():
         try:
-            claimed = claim(slack.runtime.engine, keys, job, slack.lease)
+            if was_claimed:
+                claimed = reclaim(slack.runtime.engine, keys[-1], slack.lease)
+            else:
+                claimed = claim(slack.runtime.engine, keys, job, slack.lease)
         except OperationalError:
-            slack.hold(job, keys)  # still away: try again at the next beat
+            slack.hold(job, keys, was_claimed)  # still away: try again at the next beat
             continue
         if claimed:
             _work(slack, lambda job=job, keys=keys: answer_job(slack, client, job, keys))
@@ -208,7 +213,7 @@ def post_once(client: WebClient, job: Job, message: dict) -> None:
 def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> None:
     """Answer a claimed message in its thread; whatever happens, say something and mark it answered."""
     post = lambda message: post_once(client, job, message)
-    working = False
+    working = answered = False
     with slack.in_flight.track():
         try:
             text = job.text
@@ -259,6 +264,7 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
             if not (stream and stream.finish(answer, notice, escalate=bool(rule.escalate_to))):
                 for message in answer_messages(answer, notice, escalate=bool(rule.escalate_to)):
                     post(message)
+            answered = True
             retrying(slack.db_retry_s)(mark_answered, slack.runtime.engine, keys)
             log.info(
                 "%s %s/%s in %.0f ms (log %s)",
@@ -277,6 +283,16 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
                     "latency_ms": round(answer.latency_ms),
                 },
             )
+        except (IndexUnavailable, OperationalError) as e:  # the database went away mid-answer: say so, answer later
+            if answered:  # the answer is in the thread: only its bookkeeping failed
+                log.exception("answered %s/%s, but could not record it", job.channel, job.ts)
+                return
+            log.warning("answering %s/%s: the database is unavailable (%s); holding it", job.channel, job.ts, type(e).__name__)
+            slack.hold(job, keys, claimed=True)
+            try:
+                post(plain_message(TROUBLE))
+            except Exception:
+                log.exception("could not post the trouble notice to %s", job.channel)
         except Exception:
             log.exception("answering %s/%s failed", job.channel, job.ts)
             try:

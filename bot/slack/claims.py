@@ -92,6 +92,19 @@ def take_over(engine: Engine, key: str, lease: timedelta) -> bool:
     return taken == 1
 
 
+def reclaim(engine: Engine, key: str, lease: timedelta) -> bool:
+    """Take back a claim this process held while the database was away: still ours and unanswered, or its lease ran
+    out and no other process took it over meanwhile."""
+    t = now()
+    with engine.begin() as conn:
+        taken = conn.execute(
+            update(claims)
+            .where(claims.c.key == key, claims.c.answered_at.is_(None), or_(claims.c.owner == OWNER, claims.c.lease_until < t))
+            .values(owner=OWNER, lease_until=t + lease)
+        ).rowcount
+    return taken == 1
+
+
 def renew(engine: Engine, lease: timedelta) -> int:
     """Extend the leases of this process's unanswered claims: it is alive and still working on them."""
     with engine.begin() as conn:

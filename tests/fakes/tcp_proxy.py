@@ -50,3 +50,8 @@ class TcpProxy:
                 with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
                 s.close()
+
+    def resume(self) -> None:
+        """Accept connections again on the same port, as a restarted server would."""
+        self.listener = socket.create_server(("127.0.0.1", self.port))
+        threading.Thread(target=self._accept, daemon=True).start()
