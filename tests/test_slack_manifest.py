@@ -14,6 +14,7 @@ NEEDS = {
     "chat_postEphemeral": {"chat:write"},
     "chat_update": {"chat:write"},
     "chat_stream": {"chat:write"},  # chat.startStream, appendStream, stopStream
+    "chat_stopStream": {"chat:write"},  # a taken-over answer ends the stream a dead process left
     "chat_getPermalink": set(),
     "views_open": set(),  # opened from a click's trigger_id
     "views_publish": set(),  # the App Home tab

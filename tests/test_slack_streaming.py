@@ -1,6 +1,9 @@
 """Claude's answers stream into the thread sentence by sentence, only ever verified text, and end with sources and
 buttons; where Slack will not stream, or the answer changes at the end, the thread still holds one right message."""
 
+from sqlalchemy import create_engine, select
+
+from bot.slack.claims import claims
 from tests.fakes.anthropic import Cite, answer, search
 from tests.fakes.slack import BOT_USER, Fault
 
@@ -94,3 +97,32 @@ def test_streaming_can_be_turned_off(fake_slack, bot_env, start_bot, fake_anthro
     msg = ask(fake_slack, bot)
     [reply] = finished(fake_slack, msg)
     assert "$12" in reply["text"] and not fake_slack.called("chat.startStream")
+
+
+def test_a_process_killed_mid_stream_leaves_one_answer_in_the_thread_after_another_takes_over(
+    fake_slack, bot_env, start_bot, fake_anthropic
+):
+    import signal
+
+    fake_anthropic.token_delay_s = 0.3  # the answer is still streaming when its process dies
+    fake_anthropic.then(search("express delivery"), answer(EXPRESS, DAYS, STANDARD))
+    env = {"SLACK_CLAIM_LEASE_SECONDS": "1"}
+    doomed = claude_bot(start_bot, bot_env, fake_anthropic, **env)
+    msg = ask(fake_slack, doomed)
+    fake_slack.wait_for(lambda: any(m.get("streaming") and m["text"] for m in fake_slack.replies(msg["channel"], msg["ts"])))
+    engine = create_engine(bot_env["DATABASE_URL"])
+    key = f"msg:{msg['channel']}:{msg['ts']}"
+    with engine.connect() as conn:  # the streamed message is noted with the claim (evidence, not a sleep)
+        fake_slack.wait_for(
+            lambda: (conn.execute(select(claims.c.job).where(claims.c.key == key)).scalar() or {}).get("stream_ts")
+        )
+    engine.dispose()
+    doomed.proc.send_signal(signal.SIGKILL)
+    doomed.proc.wait(10)
+    fake_anthropic.token_delay_s = 0.0
+    fake_anthropic.then(search("express delivery"), answer(EXPRESS, DAYS, STANDARD))
+    survivor = claude_bot(start_bot, bot_env, fake_anthropic, **env)
+    fake_slack.wait_for(lambda: "answered C_GENERAL" in survivor.log(), timeout=60)  # its posts are done by then
+    [reply] = fake_slack.replies(msg["channel"], msg["ts"])
+    assert not reply.get("streaming") and "free on orders over $50" in reply["text"]
+    assert any(b["type"] == "context_actions" for b in reply["blocks"]), "with its sources and buttons"

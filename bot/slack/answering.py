@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 import tenacity
@@ -22,7 +22,7 @@ from bot.logs.store import Origin
 from bot.metrics import CLAIMS, SLACK_ERRORS
 from bot.runtime import Runtime
 from bot.slack.access import Access
-from bot.slack.claims import Job, claim, keys_for, mark_answered, orphans, reclaim, take_over
+from bot.slack.claims import Job, claim, keys_for, mark_answered, note_stream, orphans, reclaim, take_over
 from bot.slack.message import SlackMessage, without_mention
 from bot.slack.mrkdwn import escape, one_line
 from bot.slack.render import answer_messages, plain_message, reason_message
@@ -252,7 +252,9 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
                 message_ts=job.ts,
                 visibility=slack.visibility.of(client, job.channel, job.channel_type, job.is_dm),
             )
-            stream = SlackStream(client, job) if slack.streaming and slack.runtime.agent.claude else None
+            started = lambda ts: _quietly_db(note_stream, slack.runtime.engine, replace(job, stream_ts=ts))
+            streams = slack.streaming and slack.runtime.agent.claude and not job.stream_ts  # a taken-over half: replaced
+            stream = SlackStream(client, job, on_start=started) if streams else None
             answer = slack.runtime.ask(
                 text,
                 history,
@@ -262,7 +264,10 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
                 on_call=lambda call: _show_progress(client, job, call),
             )
             if not (stream and stream.finish(answer, notice, escalate=bool(rule.escalate_to))):
-                for message in answer_messages(answer, notice, escalate=bool(rule.escalate_to)):
+                messages = answer_messages(answer, notice, escalate=bool(rule.escalate_to))
+                if job.stream_ts:  # a process that died mid-stream left a half answer: it becomes the whole one
+                    messages = replace_half_answer(client, job, messages)
+                for message in messages:
                     post(message)
             answered = True
             retrying(slack.db_retry_s)(mark_answered, slack.runtime.engine, keys)
@@ -304,6 +309,29 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
             if working:
                 _quietly(client.reactions_remove, channel=job.channel, timestamp=job.ts, name="eyes")
                 _quietly(client.assistant_threads_setStatus, channel_id=job.channel, thread_ts=job.root, status="")
+
+
+def replace_half_answer(client: WebClient, job: Job, messages: list[dict]) -> list[dict]:
+    """End the stream a dead process left and put the answer's first message in its place; the messages still to
+    post (all of them if the half message could not be replaced)."""
+    try:
+        client.chat_stopStream(channel=job.channel, ts=job.stream_ts)
+    except SlackApiError as e:  # already stopped, or expired: it can still be updated
+        log.info("chat.stopStream of a taken-over answer in %s: %s", job.channel, e.response.get("error"))
+    try:
+        client.chat_update(channel=job.channel, ts=job.stream_ts, **messages[0])
+    except SlackApiError as e:
+        log.warning("could not replace the half-streamed answer in %s: %s", job.channel, e.response.get("error"))
+        return messages
+    return messages[1:]
+
+
+def _quietly_db(write, *args) -> None:
+    """Bookkeeping that helps a later takeover: its failure must not stop the answer."""
+    try:
+        write(*args)
+    except Exception:
+        log.warning("could not note the streamed message with its claim", exc_info=True)
 
 
 FIRST_INDEX_POLL_S = 0.5

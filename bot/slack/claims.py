@@ -54,6 +54,7 @@ class Job:
     has_files: bool
     bot_user_id: str | None
     channel_type: str | None = None  # as the event said ("channel", "group", "im", "mpim"); an app_mention says none
+    stream_ts: str | None = None  # the answer message a process started streaming: whoever finishes the job replaces it
 
     @property
     def keys(self) -> list[str]:
@@ -103,6 +104,13 @@ def reclaim(engine: Engine, key: str, lease: timedelta) -> bool:
             .values(owner=OWNER, lease_until=t + lease)
         ).rowcount
     return taken == 1
+
+
+def note_stream(engine: Engine, job: Job) -> None:
+    """Store with the claim the message an answer is streaming into, so a process that takes the job over replaces
+    that half-written message instead of posting a second answer beside it."""
+    with engine.begin() as conn:
+        conn.execute(update(claims).where(claims.c.key == job.keys[0]).values(job=asdict(job)))
 
 
 def renew(engine: Engine, lease: timedelta) -> int:

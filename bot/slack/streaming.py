@@ -9,6 +9,7 @@ thread never holds two versions. When Slack refuses to stream, nothing was shown
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -25,9 +26,11 @@ STREAM_LIMIT = 12_000  # Slack takes this much markdown_text a call; past it in 
 
 
 class SlackStream:
-    def __init__(self, client: WebClient, job: Job) -> None:
+    def __init__(self, client: WebClient, job: Job, on_start: Callable[[str], None] | None = None) -> None:
+        """on_start: told the streamed message's ts once it exists (stored with the claim)."""
         self.client = client
         self.job = job
+        self.on_start = on_start
         self.shown = ""  # verified answer text sent so far
         self.broken = False  # Slack refused or dropped the stream: show nothing more through it
         self._stream = None
@@ -50,6 +53,8 @@ class SlackStream:
                     buffer_size=1,  # every verified block is sent when it is ready
                 )
             self._stream.append(markdown_text=escape(text))
+            if not self.shown and self.on_start is not None and self._stream.ts:
+                self.on_start(self._stream.ts)
             self.shown += text
         except SlackApiError as e:
             SLACK_ERRORS.labels("chat.stream").inc()
