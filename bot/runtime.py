@@ -117,8 +117,9 @@ class Runtime:
         from kb.sync import sync
 
         commit = checkout = None
+        left_out: list[str] = []
         if docs_dir is None and self.settings.docs_git_url:
-            docs_dir, commit = self._fetch_docs()
+            docs_dir, commit, left_out = self._fetch_docs()
             checkout = self.settings.docs_git_checkout.resolve()  # the docs folder must stay inside it
         try:
             report = sync(
@@ -129,6 +130,7 @@ class Runtime:
                 progress=progress,
                 source_commit=commit,
                 within=checkout,
+                left_out=left_out,
             )
         except DocsRootOutside as e:
             from kb.sync import record_failed_run
@@ -151,19 +153,22 @@ class Runtime:
 
         return encode_missing(self.engine, self.encoder, seconds=seconds, progress=progress)
 
-    def _fetch_docs(self) -> tuple[Path, str]:
+    def _fetch_docs(self) -> tuple[Path, str, list[str]]:
+        """The docs folder in the checkout, its commit, and the files (relative to the docs folder) left out of
+        the checkout for being over DOCS_MAX_FILE_BYTES."""
         from kb.git_source import DocsFetchFailed, fetch_docs, redact
         from kb.sync import record_failed_run
 
         s = self.settings
         checkout = s.docs_git_checkout.resolve()
         try:
-            commit = fetch_docs(s.docs_git_url, s.docs_git_branch, checkout)
+            commit, large = fetch_docs(s.docs_git_url, s.docs_git_branch, checkout, s.max_file_bytes)
         except DocsFetchFailed as e:
             where = f"{redact(s.docs_git_url)} ({s.docs_git_branch})"
             record_failed_run(self.engine, where, f"fetching the docs failed: {e}")
             raise DocsFetchFailed(f"fetching the docs from {where} failed; the last index keeps serving: {e}") from None
-        return checkout / s.docs_git_subdir, commit
+        prefix = s.docs_git_subdir.strip("/") + "/" if s.docs_git_subdir.strip("/") else ""
+        return checkout / s.docs_git_subdir, commit, [p.removeprefix(prefix) for p in large if p.startswith(prefix)]
 
     def ask(
         self,

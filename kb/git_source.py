@@ -59,11 +59,13 @@ def split_credentials(url: str) -> tuple[str, dict[str, str]]:
     }
 
 
-def _git(*args: str, cwd: Path | None = None, url: str = "", secrets: dict[str, str] | None = None) -> str:
+def _git(
+    *args: str, cwd: Path | None = None, url: str = "", secrets: dict[str, str] | None = None, stdin: str | None = None
+) -> str:
     env = os.environ | {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"} | (secrets or {})  # never wait for a password
     try:
         done = subprocess.run(
-            ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False
+            ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False, input=stdin
         )
     except FileNotFoundError:
         raise DocsFetchFailed("DOCS_GIT_URL is set but git is not installed") from None
@@ -76,30 +78,23 @@ def _git(*args: str, cwd: Path | None = None, url: str = "", secrets: dict[str, 
     return done.stdout.strip()
 
 
-def fetch_docs(url: str, branch: str, checkout: Path) -> str:
-    """Bring `checkout` to the head of `branch` (cloned the first time, force-pushes included); its commit."""
+def fetch_docs(url: str, branch: str, checkout: Path, max_file_bytes: int | None = None) -> tuple[str, list[str]]:
+    """Bring `checkout` to the head of `branch` (cloned the first time, force-pushes included): its commit, and the
+    files left out of it for being over max_file_bytes. Those are never downloaded where the server can filter
+    (a partial clone, --filter=blob:limit) and never written to disk: the checkout is sparse without them."""
     checkout = checkout.resolve()
     url, secrets = split_credentials(url)
+    bound = [f"--filter=blob:limit={max_file_bytes}"] if max_file_bytes else []
     if not (checkout / ".git").is_dir():
         if checkout.exists() and any(checkout.iterdir()):
             raise DocsFetchFailed(f"{checkout} (DOCS_GIT_CHECKOUT) exists and is not a git checkout; empty it or choose another")
         checkout.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=checkout.parent))
         try:
-            _git(
-                "clone",
-                "--quiet",
-                "--depth",
-                "1",
-                "--single-branch",
-                "--branch",
-                branch,
-                "--",
-                url,
-                str(staging),
-                url=url,
-                secrets=secrets,
-            )
+            clone = ["clone", "--quiet", "--depth", "1", "--single-branch", "--branch", branch, "--no-checkout", *bound]
+            _git(*clone, "--", url, str(staging), url=url, secrets=secrets)
+            left_out = _leave_out_large(staging, "HEAD", max_file_bytes, secrets)
+            _git("checkout", "--quiet", branch, cwd=staging, url=url, secrets=secrets)
             if checkout.exists():
                 checkout.rmdir()
             staging.rename(checkout)  # whole or not at all
@@ -107,18 +102,26 @@ def fetch_docs(url: str, branch: str, checkout: Path) -> str:
             shutil.rmtree(staging, ignore_errors=True)
     else:
         _git("remote", "set-url", "origin", url, cwd=checkout, url=url)  # also drops a token an older version stored
-        _git(
-            "fetch",
-            "--quiet",
-            "--depth",
-            "1",
-            "--force",
-            "origin",
-            f"+refs/heads/{branch}",
-            cwd=checkout,
-            url=url,
-            secrets=secrets,
-        )
-        _git("reset", "--quiet", "--hard", "FETCH_HEAD", cwd=checkout)
+        fetch = ["fetch", "--quiet", "--depth", "1", "--force", *bound, "origin", f"+refs/heads/{branch}"]
+        _git(*fetch, cwd=checkout, url=url, secrets=secrets)
+        left_out = _leave_out_large(checkout, "FETCH_HEAD", max_file_bytes, secrets)
+        _git("reset", "--quiet", "--hard", "FETCH_HEAD", cwd=checkout, url=url, secrets=secrets)
         _git("clean", "--quiet", "-d", "--force", "-x", cwd=checkout)
-    return _git("rev-parse", "HEAD", cwd=checkout)
+    return _git("rev-parse", "HEAD", cwd=checkout), left_out
+
+
+_GITIGNORE_SPECIAL = re.compile(r"([\[\]*?!#\\])")  # escaped in a sparse-checkout pattern, so a path is itself
+
+
+def _leave_out_large(repo: Path, rev: str, max_file_bytes: int | None, secrets: dict[str, str]) -> list[str]:
+    """Make the checkout sparse without the files the filtered fetch left out (the blobs over the cap); their paths.
+    A server that cannot filter sends everything, and the sync's own size check skips the large files."""
+    if not max_file_bytes:
+        return []
+    objects = _git("rev-list", "--objects", "--missing=print", rev, cwd=repo)
+    missing = {line[1:] for line in objects.splitlines() if line.startswith("?")}
+    entries = [e for e in _git("ls-tree", "-r", "-z", rev, cwd=repo).split("\0") if e]
+    large = sorted(path for meta, path in (e.split("\t", 1) for e in entries) if meta.split()[2] in missing)
+    patterns = ["/*", *("!/" + _GITIGNORE_SPECIAL.sub(r"\\\1", path) for path in large)]
+    _git("sparse-checkout", "set", "--no-cone", "--stdin", cwd=repo, secrets=secrets, stdin="\n".join(patterns) + "\n")
+    return large

@@ -12,7 +12,7 @@ kb_sync_runs; the index version moves only when something changed.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -111,13 +111,17 @@ def sync(
     progress: Progress | None = None,
     source_commit: str | None = None,
     within: Path | None = None,
+    left_out: Sequence[str] = (),
 ) -> SyncReport:
     """embedder: None indexes for BM25 alone; the default is WordLlama (hybrid search).
     source_commit: the git commit the docs folder was checked out at, recorded with the run.
-    within: the folder docs_dir must resolve inside (the checkout it came from)."""
+    within: the folder docs_dir must resolve inside (the checkout it came from).
+    left_out: files of docs_dir never written to disk for being over max_file_bytes (a filtered git checkout):
+    reported as skipped, and a version indexed before keeps serving, as for any file over the cap."""
     started = time.perf_counter()
     docs_dir = Path(docs_dir)
     files, problems = scan(docs_dir, max_file_bytes, within)  # raises before anything is recorded
+    problems += [Problem(p, f"over the {max_file_bytes:,}-byte cap: left out of the git checkout", "skipped") for p in left_out]
     unreadable = {p.path for p in problems}  # on disk but not read this time: an indexed one keeps its last version
     files, twins = drop_format_twins(files)
     problems += twins

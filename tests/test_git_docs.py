@@ -184,8 +184,29 @@ def test_a_token_in_the_url_reaches_the_server_as_a_header_and_never_gits_argv(t
 
     threading.Thread(target=answer_once, daemon=True).start()
     with pytest.raises(DocsFetchFailed) as failed:
-        fetch_docs(f"http://x-access-token:ghp_secret123@127.0.0.1:{port}/docs.git", "main", tmp_path / "checkout")
+        fetch_docs(f"http://x-access-token:ghp_secret123@127.0.0.1:{port}/docs.git", "main", tmp_path / "checkout", 2**20)
     server.close()
     assert seen["argv"] and all("ghp_secret123" not in cmd for cmd in seen["argv"]), "not in git's argv"
     assert "Authorization: Basic eC1hY2Nlc3MtdG9rZW46Z2hwX3NlY3JldDEyMw==" in seen["request"], "but sent as a header"
     assert "ghp_secret123" not in str(failed.value)
+
+
+def test_a_file_over_the_size_cap_is_never_downloaded_nor_written_to_disk(db_url, tmp_path, origin):
+    bare, work = origin
+    git("config", "uploadpack.allowFilter", "true", cwd=bare)  # as GitHub and GitLab allow partial clones
+    (work / "help").mkdir()
+    (work / "help" / "huge.md").write_text("# Huge\n\n" + "word " * 100_000)  # 500 KB, over the 100 KB cap below
+    publish(work, "help/gift-cards.md", "# Gift cards\n\nGift cards never expire.\n")
+    rt = runtime(db_url, tmp_path, bare, max_file_bytes=100_000)
+    report = rt.sync()
+    assert report.added == ["help/gift-cards.md"]
+    assert [(p.path, p.action) for p in report.problems if "left out of the git checkout" in p.reason] == [
+        ("help/huge.md", "skipped")
+    ]
+    checkout = tmp_path / "checkout"
+    assert not (checkout / "help" / "huge.md").exists(), "never written to the checkout"
+    missing = git("rev-list", "--objects", "--missing=print", "HEAD", cwd=checkout)
+    assert any(line.startswith("?") for line in missing.splitlines()), "nor downloaded: its blob is not in .git"
+    publish(work, "help/gift-cards.md", "# Gift cards\n\nGift cards expire after two years.\n")
+    again = rt.sync()  # a fetch keeps the checkout bounded too
+    assert again.changed == ["help/gift-cards.md"] and not (checkout / "help" / "huge.md").exists()
