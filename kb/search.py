@@ -23,7 +23,7 @@ from itertools import chain, islice
 
 import numpy as np
 from sqlalchemy import Engine, select
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError
 
 from kb.coverage import (
     Coverage,
@@ -306,7 +306,7 @@ class Searcher:
         """
         try:
             return self._search(query, k, collections, min_score, per_page)
-        except OperationalError as e:  # the database went away mid-search (a PostgreSQL outage, a locked SQLite)
+        except DBAPIError as e:  # the database went away or broke mid-search (a PostgreSQL outage, a locked SQLite)
             raise IndexUnavailable(f"the index's database could not be read: {type(e).__name__}") from e
 
     def _search(self, query, k, collections, min_score, per_page) -> list[Hit]:

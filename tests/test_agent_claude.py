@@ -168,14 +168,22 @@ def test_a_search_finding_only_known_passages_says_stop_and_answer(runtime, fake
     assert a.status == "answered"
 
 
+class DamagedModel:
+    """An embedding model whose file went bad after it loaded (the Embedder protocol, failing)."""
+
+    name, dim = "damaged", 256
+
+    def embed(self, texts):
+        raise RuntimeError("the model's weights are damaged")
+
+
 def test_a_tool_that_raises_is_reported_to_the_model_as_an_error_result(runtime, fake_anthropic):
-    def break_the_index(req):
-        with runtime.engine.begin() as conn:
-            conn.execute(text("DROP TABLE kb_chunks"))
+    def break_the_model(req):
+        runtime.searcher.embedder = DamagedModel()
         return search("warranty")(req)
 
-    fake_anthropic.then(break_the_index, answer("Sorry, the documentation search is failing right now."))
-    assert runtime.searcher.index.size > 0  # loaded before the table goes
+    fake_anthropic.then(break_the_model, answer("Sorry, the documentation search is failing right now."))
+    assert runtime.searcher.index.size > 0
     a = ask(runtime, "How long is the warranty?")
     result = last_tool_results(fake_anthropic.requests[1])[0]
     assert result["is_error"] is True
@@ -493,3 +501,19 @@ def test_a_link_the_passages_do_not_hold_is_unlinked_and_one_labelled_as_an_addr
     assert "evil.example" not in a.answer and "https://help.auralis.example" not in a.answer
     assert "the express portal" in a.answer
     assert any(p.kind == "unknown_link" for p in a.problems)
+
+
+def test_a_search_whose_database_is_gone_is_not_an_answer_but_a_failure_to_retry(runtime, fake_anthropic):
+    from kb.errors import IndexUnavailable
+
+    def drop_the_index(req):
+        with runtime.engine.begin() as conn:
+            conn.execute(text("DROP TABLE kb_encodings"))
+            conn.execute(text("DROP TABLE kb_chunks"))
+        return search("warranty")(req)
+
+    fake_anthropic.then(drop_the_index, answer("The docs don't cover this."))
+    assert runtime.searcher.index.size > 0  # loaded before the tables go
+    with pytest.raises(IndexUnavailable):
+        ask(runtime, "How long is the warranty?")
+    assert len(fake_anthropic.requests) == 1, "the model is not told the docs are empty"
