@@ -44,15 +44,16 @@ NPM = "npm@11.19.1"
 GIMP_HELP = "gimp-help-en"
 
 
-def fetch_git(cache: Path) -> Path:
-    target = cache / "git"
+def fetch_deb_html(cache: Path, name: str, package: str, folder: str) -> Path:
+    """A Debian package's HTML pages (`apt-get download`, unpacked with dpkg-deb), kept in cache/name."""
+    target = cache / name
     if not target.exists():
         work = Path(tempfile.mkdtemp(dir=cache))
-        subprocess.run(["apt-get", "download", GIT_DOC], cwd=work, check=True, capture_output=True)
-        deb = next(work.glob("git-doc_*.deb"))
+        subprocess.run(["apt-get", "download", package], cwd=work, check=True, capture_output=True)
+        deb = next(work.glob(f"{package}_*.deb"))
         subprocess.run(["dpkg-deb", "-x", str(deb), str(work / "root")], check=True)
         target.mkdir()
-        for page in (work / "root/usr/share/doc/git/html").glob("*.html"):
+        for page in (work / "root" / folder).glob("*.html"):
             shutil.copy(page.resolve(), target / page.name)
         shutil.rmtree(work)
     return target
@@ -66,20 +67,6 @@ def fetch_npm(cache: Path) -> Path:
         with tarfile.open(next(work.glob("npm-*.tgz"))) as tar:
             tar.extractall(work, filter="data")
         shutil.copytree(work / "package/docs/content", target)
-        shutil.rmtree(work)
-    return target
-
-
-def fetch_gimp(cache: Path) -> Path:
-    target = cache / "gimp"
-    if not target.exists():
-        work = Path(tempfile.mkdtemp(dir=cache))
-        subprocess.run(["apt-get", "download", GIMP_HELP], cwd=work, check=True, capture_output=True)
-        deb = next(work.glob("gimp-help-en_*.deb"))
-        subprocess.run(["dpkg-deb", "-x", str(deb), str(work / "root")], check=True)
-        target.mkdir()
-        for page in (work / "root/usr/share/gimp/2.0/help/en").glob("*.html"):
-            shutil.copy(page.resolve(), target / page.name)
         shutil.rmtree(work)
     return target
 
@@ -125,9 +112,9 @@ def main() -> None:
     args.cache.mkdir(parents=True, exist_ok=True)
     corpora = [
         ("sample", SAMPLE_DOCS, SAMPLE_EVAL),
-        ("git", fetch_git(args.cache), HERE / "realdocs/git.yaml"),
+        ("git", fetch_deb_html(args.cache, "git", GIT_DOC, "usr/share/doc/git/html"), HERE / "realdocs/git.yaml"),
         ("npm", fetch_npm(args.cache), HERE / "realdocs/npm.yaml"),
-        ("gimp", fetch_gimp(args.cache), HERE / "realdocs/gimp.yaml"),
+        ("gimp", fetch_deb_html(args.cache, "gimp", GIMP_HELP, "usr/share/gimp/2.0/help/en"), HERE / "realdocs/gimp.yaml"),
     ]
     work = Path(tempfile.mkdtemp())
     rows: dict[str, dict[str, str]] = {}

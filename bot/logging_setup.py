@@ -28,3 +28,8 @@ def configure_logging(level: str, fmt: str) -> None:
         handler.setFormatter(logging.Formatter(TEXT_FORMAT))
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
     logging.getLogger("bot").setLevel(level)
+    # APScheduler says "Running job ... executed successfully" at INFO for every beat of the lease heartbeat
+    # (several a second): its own warnings and errors are what an operator needs of it.
+    logging.getLogger("apscheduler").setLevel(
+        max(logging.WARNING, logging.getLevelName(level) if isinstance(level, str) else level)
+    )

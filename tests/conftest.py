@@ -85,8 +85,7 @@ def fake_anthropic():
     fake.stop()
 
 
-@pytest.fixture
-def claude_settings(fake_anthropic, db_url, docs):
+def settings_for_claude(fake_anthropic, db_url: str, docs: Path, **more):
     """Settings that send the real anthropic SDK to the fake API."""
     from bot.settings import load_settings
 
@@ -97,7 +96,13 @@ def claude_settings(fake_anthropic, db_url, docs):
         anthropic_base_url=fake_anthropic.url,
         anthropic_max_retries=0,
         anthropic_timeout_s=10,
+        **more,
     )
+
+
+@pytest.fixture
+def claude_settings(fake_anthropic, db_url, docs):
+    return settings_for_claude(fake_anthropic, db_url, docs)
 
 
 @pytest.fixture
@@ -106,6 +111,7 @@ def runtime(claude_settings):
 
     rt = Runtime(claude_settings)
     rt.sync()
+    rt.ensure_index(None)  # the index and its re-ranking vectors loaded: every search ranks the same way
     return rt
 
 
@@ -173,13 +179,8 @@ class BotProcess:
             self.proc.wait(10)
 
 
-@pytest.fixture
-def bot_env(fake_slack, db_url, docs):
-    """The bot's environment: fake Slack, a synced database, no model key (local answerer)."""
-    from bot.runtime import Runtime
-    from bot.settings import load_settings
-
-    Runtime(load_settings(database_url=db_url, docs_dir=docs)).sync()
+def bot_environment(fake_slack, db_url: str, docs: Path) -> dict:
+    """The bot's environment for the fake Slack, with none of the developer's settings; nothing synced."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ANTHROPIC_", "DOCS_")) and k != "DATABASE_URL"}
     return env | {
         "SLACK_BOT_TOKEN": "xoxb-test-token",
@@ -190,6 +191,16 @@ def bot_env(fake_slack, db_url, docs):
         "DOCS_BASE_URL": "https://help.auralis.example",
         "LOG_LEVEL": "DEBUG",  # the bot says why it ignored an event: the evidence negative tests wait for
     }
+
+
+@pytest.fixture
+def bot_env(fake_slack, db_url, docs):
+    """The bot's environment: fake Slack, a synced database, no model key (local answerer)."""
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+
+    Runtime(load_settings(database_url=db_url, docs_dir=docs)).sync()
+    return bot_environment(fake_slack, db_url, docs)
 
 
 @pytest.fixture
@@ -209,3 +220,21 @@ def start_bot(tmp_path):
 @pytest.fixture
 def bot(start_bot, bot_env):
     return start_bot(bot_env)
+
+
+@pytest.fixture
+def cuttable_postgres():
+    """A private schema on the machine's PostgreSQL, reached through a proxy the test can cut."""
+    from tests.fakes.tcp_proxy import TcpProxy
+
+    url = make_url(TARGET_URL if ON_POSTGRES else "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    proxy = TcpProxy(url.host or "127.0.0.1", url.port or 5432)
+    yield proxy, url.set(host="127.0.0.1", port=proxy.port).update_query_dict({"options": f"-csearch_path={schema}"})
+    proxy.cut()
+    with admin.begin() as conn:
+        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()

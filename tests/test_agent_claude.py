@@ -8,7 +8,7 @@ from bot.agent.claude import BAD_KEY, UNREACHABLE
 from bot.agent.tools import NO_NEW_EVIDENCE
 from bot.agent.types import Problem
 from bot.runtime import Runtime
-from bot.settings import load_settings
+from tests.conftest import settings_for_claude
 from tests.fakes.anthropic import (
     Cite,
     Reply,
@@ -96,15 +96,7 @@ def test_a_reformulated_search_with_one_word_the_docs_never_use_still_returns_wh
     (docs / "keys.md").write_text("# API keys\n\n## Rotating\n\nRotate your keys every 90 days.\n")
     for topic in "invoices taxes seats roles audit exports billing regions teams projects".split():
         (docs / f"{topic}.md").write_text(f"# {topic.title()}\n\n## Overview\n\nHow {topic} work in the dashboard.\n")
-    rt = Runtime(
-        load_settings(
-            database_url=db_url,
-            docs_dir=docs,
-            anthropic_api_key="sk-ant-test-key",
-            anthropic_base_url=fake_anthropic.url,
-            anthropic_max_retries=0,
-        )
-    )
+    rt = Runtime(settings_for_claude(fake_anthropic, db_url, docs))
     rt.sync()
     fake_anthropic.then(
         search("dashboard invoices"),

@@ -14,6 +14,7 @@ from tests.conftest import run_cli
 def rt(db_url, docs):
     runtime = Runtime(load_settings(database_url=db_url, docs_dir=docs))
     runtime.sync()
+    runtime.ensure_index(None)  # the index and its re-ranking vectors loaded: every search ranks the same way
     return runtime
 
 

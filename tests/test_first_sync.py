@@ -1,28 +1,19 @@
 """A process answers only from a complete index: a question that arrives during the first sync is told why it waits,
 then answered in its thread, and /readyz is ready only when the index served is the newest one committed."""
 
-import os
-
 from sqlalchemy import select
 
 from bench.corpus import write_docs
 from bot.database import open_database
 from bot.logs.models import questions
+from tests.conftest import bot_environment
 from tests.fakes.slack import BOT_USER
 from tests.test_health import base, get
 
 
 def fresh_env(fake_slack, db_url, docs) -> dict:
     """The bot's environment with nothing synced yet: its first scheduled sync starts at once."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ANTHROPIC_", "DOCS_")) and k != "DATABASE_URL"}
-    return env | {
-        "SLACK_BOT_TOKEN": "xoxb-test-token",
-        "SLACK_SIGNING_SECRET": fake_slack.signing_secret,
-        "SLACK_API_URL": fake_slack.api_url,
-        "DATABASE_URL": db_url,
-        "DOCS_DIR": str(docs),
-        "LOG_LEVEL": "DEBUG",
-    }
+    return bot_environment(fake_slack, db_url, docs)
 
 
 def test_a_mention_during_the_first_sync_is_told_to_wait_then_answered_in_its_thread(fake_slack, db_url, docs, start_bot):

@@ -2,15 +2,12 @@
 
 import urllib.error
 import urllib.request
-import uuid
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from sqlalchemy import create_engine, make_url, text
 
-from tests.conftest import ON_POSTGRES, TARGET_URL, BotProcess, free_port, run_cli, wait_for_port
+from tests.conftest import ON_POSTGRES, BotProcess, free_port, run_cli, wait_for_port
 from tests.fakes.slack import BOT_USER
-from tests.fakes.tcp_proxy import TcpProxy
 
 
 def get(url: str) -> tuple[int, str]:
@@ -80,22 +77,6 @@ def test_a_duplicate_delivery_is_counted_as_a_skipped_claim(bot, fake_slack):
     fake_slack.wait_for(
         lambda: samples(get(base(bot) + "/metrics")[1]).get(("supportbot_claims_total", (("result", "duplicate"),))) == 1
     )
-
-
-@pytest.fixture
-def cuttable_postgres():
-    """A private schema on the machine's PostgreSQL, reached through a proxy the test can cut."""
-    url = make_url(TARGET_URL if ON_POSTGRES else "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(url)
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    proxy = TcpProxy(url.host or "127.0.0.1", url.port or 5432)
-    yield proxy, url.set(host="127.0.0.1", port=proxy.port).update_query_dict({"options": f"-csearch_path={schema}"})
-    proxy.cut()
-    with admin.begin() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
 
 
 def test_readyz_is_503_with_the_reason_when_the_database_stops(start_bot, bot_env, fake_slack, cuttable_postgres):

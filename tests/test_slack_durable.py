@@ -19,9 +19,16 @@ from bot.slack.access import Access
 from bot.slack.answering import LOST, TROUBLE, Slack, recover
 from bot.slack.claims import Job, claims
 from kb.clock import now
-from tests.conftest import ON_POSTGRES
+from tests.conftest import ON_POSTGRES, settings_for_claude
 from tests.fakes.anthropic import auto_agent
 from tests.fakes.slack import BOT_USER
+
+
+def claude_runtime(db_url, docs, fake_anthropic) -> Runtime:
+    """A synced runtime whose Claude is the fake, retrying database writes for half a second."""
+    rt = Runtime(settings_for_claude(fake_anthropic, db_url, docs, db_retry_seconds=0.5))
+    rt.sync()
+    return rt
 
 
 def mention(fake, bot, text, channel="C_GENERAL"):
@@ -200,7 +207,8 @@ def test_a_mention_while_postgresql_is_down_gets_a_notice_then_its_answer_once_i
 def test_two_processes_recovering_orphans_that_outlast_their_lease_answer_each_once(
     fake_slack, bot_env, start_bot, fake_anthropic
 ):
-    env = slow_model_env(bot_env, fake_anthropic, delay_s=1.5)  # two model turns: 3 s an answer, the lease is 1 s
+    # two model turns: 5 s an answer, more than twice the 2 s lease (a busy machine may delay a beat by a second)
+    env = slow_model_env(bot_env, fake_anthropic, delay_s=2.5) | {"SLACK_CLAIM_LEASE_SECONDS": "2"}
     engine = create_engine(bot_env["DATABASE_URL"])
     msgs, long_ago = [], now() - timedelta(minutes=5)
     with engine.begin() as conn:
@@ -226,69 +234,42 @@ def test_two_processes_recovering_orphans_that_outlast_their_lease_answer_each_o
     assert replies_per_thread(fake_slack, msgs) == [1, 1, 1, 1]
 
 
-def test_a_database_outage_mid_answer_gets_the_notice_then_the_answer_once_with_one_log_row(fake_slack, fake_anthropic, docs):
-    import uuid
-
-    from sqlalchemy import make_url, text
-
+def test_a_database_outage_mid_answer_gets_the_notice_then_the_answer_once_with_one_log_row(
+    fake_slack, fake_anthropic, docs, cuttable_postgres
+):
     from bot.logs.models import questions
     from bot.slack.answering import answer_held, answer_message
     from bot.slack.message import SlackMessage
-    from tests.conftest import TARGET_URL
     from tests.fakes.anthropic import Cite, answer, search
-    from tests.fakes.tcp_proxy import TcpProxy
 
-    url = make_url(TARGET_URL if ON_POSTGRES else "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(url)
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    proxy = TcpProxy(url.host or "127.0.0.1", url.port or 5432)
-    db_url = url.set(host="127.0.0.1", port=proxy.port).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        rt = Runtime(
-            load_settings(
-                database_url=db_url.render_as_string(hide_password=False),
-                docs_dir=docs,
-                anthropic_api_key="sk-ant-test",
-                anthropic_base_url=fake_anthropic.url,
-                anthropic_max_retries=0,
-                db_retry_seconds=0.5,
-            )
-        )
-        rt.sync()
-        rt.searcher.refresh()
-        searching = search("express shipping cost")
+    proxy, url = cuttable_postgres
+    db_url = url.render_as_string(hide_password=False)
+    rt = claude_runtime(db_url, docs, fake_anthropic)
+    rt.searcher.refresh()
+    searching = search("express shipping cost")
 
-        def outage_then_search(req):
-            proxy.cut()  # PostgreSQL goes away while the model thinks
-            return searching(req)
+    def outage_then_search(req):
+        proxy.cut()  # PostgreSQL goes away while the model thinks
+        return searching(req)
 
-        cite = Cite("Express shipping takes 1 to 2 business days and costs $12.", "shipping", "Express")
-        fake_anthropic.then(outage_then_search, search("express shipping cost"), answer(cite))
-        slack = Slack(rt, Access.load(None), db_retry_s=0.5, streaming=False)
-        client = WebClient(token="xoxb-test-token", base_url=fake_slack.api_url)
-        msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express shipping?")
-        envelope = fake_slack.events_for(msg)[0]
-        answer_message(slack, client, SlackMessage.parse(envelope["event"], envelope, BOT_USER))
-        [notice] = fake_slack.replies(msg["channel"], msg["ts"])
-        assert TROUBLE in notice["text"], "not 'I couldn't find this in the docs'"
-        assert answer_held(slack, client) == 0, "still away: held for the next beat"
-        proxy.resume()
-        assert answer_held(slack, client) == 1
-        notice, reply = fake_slack.replies(msg["channel"], msg["ts"])
-        assert "$12" in reply["text"]
-        with rt.engine.connect() as conn:
-            assert conn.execute(select(questions.c.status).where(questions.c.thread_ts == msg["ts"])).scalars().all() == [
-                "answered"
-            ]
-        assert open_claim(db_url.render_as_string(hide_password=False), msg) is None, "the claim is closed"
-        rt.engine.dispose()
-    finally:
-        proxy.cut()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    cite = Cite("Express shipping takes 1 to 2 business days and costs $12.", "shipping", "Express")
+    fake_anthropic.then(outage_then_search, search("express shipping cost"), answer(cite))
+    slack = Slack(rt, Access.load(None), db_retry_s=0.5, streaming=False)
+    client = WebClient(token="xoxb-test-token", base_url=fake_slack.api_url)
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express shipping?")
+    envelope = fake_slack.events_for(msg)[0]
+    answer_message(slack, client, SlackMessage.parse(envelope["event"], envelope, BOT_USER))
+    [notice] = fake_slack.replies(msg["channel"], msg["ts"])
+    assert TROUBLE in notice["text"], "not 'I couldn't find this in the docs'"
+    assert answer_held(slack, client) == 0, "still away: held for the next beat"
+    proxy.resume()
+    assert answer_held(slack, client) == 1
+    notice, reply = fake_slack.replies(msg["channel"], msg["ts"])
+    assert "$12" in reply["text"]
+    with rt.engine.connect() as conn:
+        assert conn.execute(select(questions.c.status).where(questions.c.thread_ts == msg["ts"])).scalars().all() == ["answered"]
+    assert open_claim(db_url, msg) is None, "the claim is closed"
+    rt.engine.dispose()
 
 
 def test_an_answer_waits_out_a_locked_sqlite_for_its_log_row_and_buttons(fake_slack, fake_anthropic, db_url, docs):
@@ -302,17 +283,7 @@ def test_an_answer_waits_out_a_locked_sqlite_for_its_log_row_and_buttons(fake_sl
 
     if not db_url.startswith("sqlite"):
         pytest.skip("holds SQLite's write lock from outside")
-    rt = Runtime(
-        load_settings(
-            database_url=db_url + "?timeout=0.1",
-            docs_dir=docs,
-            anthropic_api_key="sk-ant-test",
-            anthropic_base_url=fake_anthropic.url,
-            anthropic_max_retries=0,
-            db_retry_seconds=0.5,
-        )
-    )
-    rt.sync()
+    rt = claude_runtime(db_url + "?timeout=0.1", docs, fake_anthropic)
     blocker = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None, check_same_thread=False)
     locked = threading.Event()
     cite = Cite("Express shipping takes 1 to 2 business days and costs $12.", "shipping", "Express")

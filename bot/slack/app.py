@@ -132,10 +132,17 @@ def build_app(runtime: Runtime, settings: Settings) -> tuple[App, Slack]:
     return app, slack
 
 
-def keep_claims(slack: Slack, client: WebClient) -> None:
-    """The heartbeat: renew this process's leases, then finish what dead processes left."""
+def keep_leases(slack: Slack) -> None:
+    """The heartbeat: renew this process's leases, a third of a lease apart, whatever else is going on."""
     try:
-        renew(slack.runtime.engine, slack.lease)  # first, and quickly: the answers themselves run on the pool
+        renew(slack.runtime.engine, slack.lease)
+    except Exception:
+        log.exception("renewing claims failed; retrying at the next beat")
+
+
+def keep_claims(slack: Slack, client: WebClient) -> None:
+    """Finish what dead processes left, and what waited for the database (the answers themselves run on the pool)."""
+    try:
         answer_held(slack, client)
         recovered = recover(slack, client)
         if recovered:
@@ -205,6 +212,16 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
+    scheduler.add_job(
+        keep_leases,
+        "interval",
+        args=[slack],
+        id="leases",
+        seconds=max(0.2, slack.lease.total_seconds() / 3),  # its own job: a slow recovery never delays a renewal
+        max_instances=1,
+        coalesce=True,
+        next_run_time=datetime.now(UTC),
+    )
     scheduler.add_job(
         keep_claims,
         "interval",
