@@ -456,7 +456,10 @@ class LocalAnswerer:
         if self.needs_number and not any(_has_amount(c[1].blocks[c[2]]) for c in chosen):
             return Draft([], note="the question asks for a number and no line found gives one")
         segments, headed = [Segment(INTRO)], set()
-        for _, p, i in sorted(chosen, key=lambda c: (c[1].index, c[2])):
+        first = {}  # a passage's place: where its best line ranks, so the answer leads with the line that answers best
+        for _, p, _ in chosen:
+            first.setdefault(p.index, len(first))
+        for _, p, i in sorted(chosen, key=lambda c: (first[c[1].index], c[2])):
             header = header_of(p.blocks, i)
             segments.append(self._quote(p, i, None if (p.index, header) in headed else header, self._excerpt(p.blocks[i])))
             segments.append(Segment("\n"))
