@@ -398,20 +398,30 @@ def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | Non
     from slack_sdk.errors import SlackApiError
 
     from bot.logging_setup import configure_logging
+    from bot.ports import check_port
+    from bot.runtime import Runtime
     from bot.scheduler import start_scheduler
-    from bot.slack.app import build_app, check_tokens, serve, wait_for_slack
+    from bot.settings import load_settings
+    from bot.slack.app import build_app, check_tokens, load_access, serve, wait_for_slack
 
     with clear_errors():
-        rt = runtime_for(db, docs)
-        configure_logging(rt.settings.log_level, rt.settings.log_format)
-        check_tokens(rt.settings, http)
+        # Everything that can be checked here is, before any network call and before anything starts.
+        settings = load_settings(database_url=db, docs_dir=docs)
+        configure_logging(settings.log_level, settings.log_format)
+        check_tokens(settings, http)
+        access = load_access(settings)
+        if http:
+            check_port(host, port)
+        elif settings.health_port:
+            check_port(host, settings.health_port, "HEALTH_PORT")
+        rt = Runtime(settings)
         check_claude(rt)
-        wait_for_slack(rt.settings)
+        name = wait_for_slack(settings, http)
         try:
-            app, slack = build_app(rt, rt.settings)
+            app, slack = build_app(rt, settings, access, name)
         except (BoltError, SlackApiError) as e:
             raise click.ClickException(f"Slack refused the bot token (SLACK_BOT_TOKEN): {e}")
-        serve(app, slack, start_scheduler(rt), rt.settings, http, host, port)
+        serve(app, slack, start_scheduler(rt), settings, http, host, port)
 
 
 def log_filters(f):
@@ -594,11 +604,14 @@ def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> No
 @db_option
 def review_cmd(port: int, host: str, db: str | None) -> None:
     """Serve the read-only review page: questions, traces, gaps and syncs."""
-    from bot.review.app import serve
+    from bot.ports import check_port
+    from bot.review.app import check_binding, serve
 
     with clear_errors():
         rt = runtime_for(db, reads_only=True)
         token = rt.settings.review_token.get_secret_value() if rt.settings.review_token else None
+        check_binding(host, token)
+        check_port(host, port)
         click.echo(f"Review page on http://{host}:{port}/", err=True)
         serve(rt.engine, host, port, token, rt.settings.review_eval_file)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from sqlalchemy.exc import OperationalError
 import migrations
 from kb.database import create_db_engine, display_url, is_sqlite, sqlite_path
 from kb.errors import SupportbotError
+
+log = logging.getLogger(__name__)
 
 _MIGRATION_LOCK = 7_391_001  # PostgreSQL advisory lock id: one migrator at a time
 
@@ -63,9 +66,13 @@ def head_revision() -> str:
 def current_revision(engine: Engine) -> str | None:
     """The revision Alembic stamped (its alembic_version table), or None for an empty database."""
     with engine.connect() as conn:
-        if not inspect(conn).has_table("alembic_version"):
-            return None
-        return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        return _revision(conn)
+
+
+def _revision(conn) -> str | None:
+    if not inspect(conn).has_table("alembic_version"):
+        return None
+    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
@@ -74,7 +81,11 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     with _migration_lock(engine) as conn:
         cfg = alembic_config()
         cfg.attributes["connection"] = conn
+        before = _revision(conn)
         command.upgrade(cfg, revision)
+        after = _revision(conn)
+    if after != before:  # one line for the operator; Alembic's own line per migration stays at its INFO, unshown
+        log.info("database schema %s: now at revision %s", "upgraded" if before else "created", after)
 
 
 def open_database(url: str) -> Engine:

@@ -49,11 +49,62 @@ SLACK_ERRORS = Counter(
     "supportbot_slack_api_errors", "Slack Web API calls that failed, by method.", ["method"], registry=REGISTRY
 )
 
+MODEL_FAILURES = Counter(
+    "supportbot_model_failures",
+    "Questions the language model could not answer, by reason (busy, key, error, timeout, unreachable, malformed, too_long).",
+    ["reason"],
+    registry=REGISTRY,
+)
+FALLBACK_ANSWERS = Counter(
+    "supportbot_fallback_answers",
+    "Answers quoted from the docs by the local answerer because the model failed.",
+    registry=REGISTRY,
+)
+FEEDBACK = Counter(
+    "supportbot_feedback", "Votes on answers, by vote (up, down); a changed vote counts again.", ["vote"], registry=REGISTRY
+)
+ESCALATIONS = Counter(
+    "supportbot_escalations",
+    "'Ask a person' clicks, by outcome (handed_over, refused, no_channel, post_failed).",
+    ["outcome"],
+    registry=REGISTRY,
+)
+ABSTENTIONS = Counter(
+    "supportbot_abstentions",
+    "Questions the docs did not answer, by channel: a channel ID for the first 50 channels seen, 'dm' for direct "
+    "messages, 'other' after that, 'none' outside Slack.",
+    ["channel"],
+    registry=REGISTRY,
+)
+HEARTBEATS = Counter(
+    "supportbot_heartbeats", "Renewals of this process's claims (a third of a lease apart): it is alive.", registry=REGISTRY
+)
+
+MAX_CHANNEL_LABELS = 50  # Prometheus keeps a series per label value: the channels beyond these share one
+_channels: set[str] = set()
+
 _TOKEN_KINDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
-def observe_answer(answer: Answer, source: str) -> None:
+def channel_label(channel: str | None) -> str:
+    if not channel:
+        return "none"
+    if channel.startswith("D"):
+        return "dm"
+    if channel in _channels or len(_channels) < MAX_CHANNEL_LABELS:
+        _channels.add(channel)
+        return channel
+    return "other"
+
+
+def observe_answer(answer: Answer, source: str, channel: str | None = None) -> None:
     QUESTIONS.labels(answer.status, source).inc()
+    if answer.status == "abstained":
+        ABSTENTIONS.labels(channel_label(channel)).inc()
+    if answer.model_failure:
+        MODEL_FAILURES.labels(answer.model_failure).inc()
+    if any(p.kind == "model_fallback" for p in answer.problems):
+        FALLBACK_ANSWERS.inc()
     ANSWER_SECONDS.labels(answer.answerer).observe(answer.latency_ms / 1000)
     for s in answer.searches:
         SEARCH_SECONDS.observe(s.ms / 1000)

@@ -196,7 +196,7 @@ class Runtime:
             log.exception("could not log the answer to %r", question[:80])
         from bot.metrics import observe_answer
 
-        observe_answer(result, origin.source)
+        observe_answer(result, origin.source, origin.channel)
         return result
 
     def index_is_empty(self) -> bool:

@@ -72,10 +72,46 @@ def _git(
     except subprocess.TimeoutExpired:
         raise DocsFetchFailed(f"git {args[0]} took longer than {GIT_TIMEOUT_S} s") from None
     if done.returncode != 0:
-        lines = [line for line in done.stderr.strip().splitlines() if line.strip()] or [f"exit status {done.returncode}"]
-        message = lines[-1].removeprefix("fatal: ")
+        message = git_failure(done.stderr, done.returncode)
         raise DocsFetchFailed(f"git {args[0]} failed: {message.replace(url, redact(url)) if url else message}")
     return done.stdout.strip()
+
+
+# What git says, spread over several lines in many wordings, as the reason an operator can act on.
+GIT_REASONS = (  # the first that matches wins: git adds "Could not read from remote repository" to most of them
+    (
+        re.compile(r"repository .*(not found|does not exist)|does not appear to be a git repository|returned error: 404", re.I),
+        "no repository at that address (or no access to it): check DOCS_GIT_URL",
+    ),
+    (
+        re.compile(r"remote branch .* not found|couldn't find remote ref", re.I),
+        "the branch is not in the repository: check DOCS_GIT_BRANCH",
+    ),
+    (
+        re.compile(
+            r"could not resolve host|couldn't connect|connection (refused|timed out)|network is unreachable|operation timed out",
+            re.I,
+        ),
+        "cannot reach the git server: check DOCS_GIT_URL and the network",
+    ),
+    (
+        re.compile(
+            r"could not read from remote|permission denied|authentication failed|could not read (username|password)"
+            r"|terminal prompts disabled|returned error: 40[13]|access denied",
+            re.I,
+        ),
+        "could not read from the remote: check DOCS_GIT_URL and its credentials",
+    ),
+)
+
+
+def git_failure(stderr: str, returncode: int) -> str:
+    """The reason, then git's own first error line for whoever digs further."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    said = next((line for line in lines if line.startswith(("fatal:", "error:"))), lines[-1] if lines else "")
+    said = said.removeprefix("fatal: ").removeprefix("error: ") or f"exit status {returncode}"
+    reason = next((why for pattern, why in GIT_REASONS if pattern.search(stderr)), None)
+    return f"{reason} (git: {said})" if reason else said
 
 
 def fetch_docs(url: str, branch: str, checkout: Path, max_file_bytes: int | None = None) -> tuple[str, list[str]]:

@@ -1,5 +1,6 @@
 """An operator's view of a running bot: alive, ready (or why not), its metrics in Prometheus' format, its log as JSON."""
 
+import re
 import urllib.error
 import urllib.request
 
@@ -125,6 +126,7 @@ def test_json_logs_are_one_object_a_line_with_the_answers_ids_and_no_token(start
     [answered] = [r for r in records if r.get("event") == "answered"]
     assert answered["channel"] == "C_GENERAL" and answered["status"] == "answered" and answered["log_id"] >= 1
     assert {"time", "level", "logger", "message", "latency_ms"} <= answered.keys()
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d", answered["time"]), "milliseconds and zone"
     assert bot_env["SLACK_BOT_TOKEN"] not in bot.log() and bot_env["SLACK_SIGNING_SECRET"] not in bot.log()
 
 
@@ -145,3 +147,67 @@ def test_readyz_is_503_when_the_sqlite_databases_disk_is_nearly_full(db_url, doc
     assert health.not_ready() == []
     monkeypatch.setattr(shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10 * 2**30, 10 * 2**30 - 2**20, 2**20))
     assert health.not_ready() == ["disk nearly full (1 MB free where the database is)"]
+
+
+def test_metrics_count_abstentions_by_channel_votes_and_escalations(start_bot, bot_env, fake_slack):
+    bot = start_bot(bot_env | {"SLACK_ESCALATION_CHANNEL": "CSUPPORT"})
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> how many vacation days do I get")
+    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
+    [reply] = fake_slack.wait_for(lambda: fake_slack.replies("C_GENERAL", msg["ts"]))
+    fake_slack.click(bot.url, reply, "feedback", which="negative", user="U1")
+    fake_slack.click(bot.url, reply, "escalate", user="U1")
+    want = {
+        ("supportbot_abstentions_total", (("channel", "C_GENERAL"),)): 1,
+        ("supportbot_feedback_total", (("vote", "down"),)): 1,
+        ("supportbot_escalations_total", (("outcome", "handed_over"),)): 1,
+    }
+    seen = fake_slack.wait_for(lambda: (m := samples(get(base(bot) + "/metrics")[1])) and all(k in m for k in want) and m)
+    assert {k: seen[k] for k in want} == want
+    assert seen[("supportbot_heartbeats_total", ())] >= 1
+
+
+def test_a_model_failure_is_counted_by_reason_and_its_fallback_answer_too(runtime, fake_anthropic):
+    from bot.metrics import REGISTRY
+    from tests.fakes.anthropic import error
+
+    def value(name, **labels):
+        return REGISTRY.get_sample_value(name, labels) or 0
+
+    busy, fallbacks = value("supportbot_model_failures_total", reason="busy"), value("supportbot_fallback_answers_total")
+    fake_anthropic.then(error(529, "overloaded_error", "Overloaded"))
+    a = runtime.ask("How long do I have to return my earbuds?", answerer="claude")
+    assert a.answerer == "local" and a.model_failure == "busy"
+    assert value("supportbot_model_failures_total", reason="busy") == busy + 1
+    assert value("supportbot_fallback_answers_total") == fallbacks + 1
+
+
+def test_channel_labels_are_bounded():
+    from bot.metrics import MAX_CHANNEL_LABELS, channel_label
+
+    labels = {channel_label(f"CBOUND{i}") for i in range(MAX_CHANNEL_LABELS * 2)}
+    assert len(labels) <= MAX_CHANNEL_LABELS + 1 and "other" in labels
+    assert channel_label("D123") == "dm" and channel_label(None) == "none"
+
+
+def metric(bot, name: str) -> float:
+    return samples(get(base(bot) + "/metrics")[1]).get((name, ()), 0)
+
+
+def test_an_idle_bot_writes_nothing_while_its_heartbeat_beats(start_bot, bot_env, fake_slack):
+    # A 0.6 s lease beats every 0.2 s: 60 beats are what a default 10 s beat does in 10 minutes.
+    bot = start_bot(bot_env | {"LOG_LEVEL": "INFO", "SLACK_CLAIM_LEASE_SECONDS": "0.6"})
+    ready(bot, fake_slack)
+    beats = metric(bot, "supportbot_heartbeats_total")
+    lines = bot.log().splitlines()
+    fake_slack.wait_for(lambda: metric(bot, "supportbot_heartbeats_total") >= beats + 60, timeout=60)
+    assert len(bot.log().splitlines()) - len(lines) <= 2, bot.log()
+    assert not [line for line in bot.log().splitlines() if "apscheduler" in line or "alembic" in line], bot.log()
+
+
+def test_log_level_warning_keeps_the_answer_lines_and_quiets_the_rest(start_bot, bot_env, fake_slack):
+    bot = start_bot(bot_env | {"LOG_LEVEL": "WARNING"})
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
+    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
+    line = fake_slack.wait_for(lambda: [line for line in bot.log().splitlines() if f"C_GENERAL/{msg['ts']}" in line])
+    assert " INFO bot.slack.answering: answered" in line[0]
+    assert "listening on" not in bot.log(), "the bot's other INFO lines follow LOG_LEVEL"

@@ -114,10 +114,12 @@ def test_a_rate_limited_post_is_retried(fake_slack, bot):
     assert len(fake_slack.called("chat.postMessage")) == 2
 
 
-def test_an_empty_mention_gets_a_usage_hint_and_a_file_only_message_a_notice(fake_slack, bot):
+def test_an_empty_mention_gets_a_usage_hint_and_a_file_only_message_a_notice(fake_slack, bot_env, start_bot):
+    fake_slack.bot_name = "helpdesk"
+    bot = start_bot(bot_env)
     empty = mention(fake_slack, bot, "")
     [hint] = answers(fake_slack, empty)
-    assert "Ask me a question" in hint["text"]
+    assert "Ask me a question" in hint["text"] and "@helpdesk how long" in hint["text"], "the app's own name"
     files = fake_slack.user_says("D_ALICE", "", subtype="file_share", files=[{"id": "F1"}])
     fake_slack.deliver(bot.url, fake_slack.events_for(files)[0])
     [notice] = answers(fake_slack, files)
@@ -265,20 +267,47 @@ def test_a_bad_signature_is_rejected(fake_slack, bot):
     assert fake_slack.called("chat.postMessage") == []
 
 
+def reply_in(fake, bot, channel, root, text, user="U1"):
+    reply = fake.user_says(channel, text, thread_ts=root["ts"], user=user)
+    fake.deliver(bot.url, fake.events_for(reply)[0])
+    return reply
+
+
 def test_follow_ups_without_a_mention_are_answered_only_where_a_channel_allows_it(fake_slack, bot_env, start_bot, tmp_path):
     rules = tmp_path / "channels.yaml"
     rules.write_text("channels:\n  C_SUPPORT:\n    follow_ups: true\n")
-    bot = start_bot(bot_env | {"SLACK_CHANNELS_FILE": str(rules)})
+    bot = start_bot(bot_env | {"SLACK_CHANNELS_FILE": str(rules), "LOG_LEVEL": "DEBUG"})
     for channel, expected in (("C_SUPPORT", 2), ("C_GENERAL", 1)):
         first = mention(fake_slack, bot, "How much is express delivery?", channel=channel)
         answers(fake_slack, first)
-        reply = fake_slack.user_says(channel, "Is the warranty on Pods Pro longer?", thread_ts=first["ts"])
-        fake_slack.deliver(bot.url, fake_slack.events_for(reply)[0])
+        reply = reply_in(fake_slack, bot, channel, first, "Is the warranty on Pods Pro longer?")
         if expected == 2:
             fake_slack.wait_for(lambda: len(fake_slack.replies(channel, first["ts"])) == 2)
         else:
-            fake_slack.wait_for(lambda: f"ignored message {reply['ts']}: not addressed to the bot" in bot.log())
+            fake_slack.wait_for(lambda: f"ignored message {reply['ts']}: a reply without a mention" in bot.log())
         assert len(fake_slack.replies(channel, first["ts"])) == expected, channel
+
+
+def test_a_reply_without_a_mention_gets_one_private_hint_per_thread(fake_slack, bot_env, start_bot):
+    fake_slack.bot_name = "helpdesk"
+    bot = start_bot(bot_env | {"LOG_LEVEL": "DEBUG"})
+    first = mention(fake_slack, bot, "How much is express delivery?")
+    answers(fake_slack, first)
+    reply_in(fake_slack, bot, "C_GENERAL", first, "and is it faster on weekends")
+    [hint] = fake_slack.wait_for(lambda: fake_slack.ephemerals)
+    assert (hint["user"], hint["channel"], hint["thread_ts"]) == ("U1", "C_GENERAL", first["ts"])
+    assert "Mention me (@helpdesk)" in hint["text"]
+    later = reply_in(fake_slack, bot, "C_GENERAL", first, "thanks, that helps", user="U2")
+    fake_slack.wait_for(lambda: f"ignored message {later['ts']}" in bot.log())
+    assert len(fake_slack.ephemerals) == 1 and len(fake_slack.replies("C_GENERAL", first["ts"])) == 1
+
+
+def test_replies_in_threads_the_bot_never_answered_get_nothing(fake_slack, bot_env, start_bot):
+    bot = start_bot(bot_env | {"LOG_LEVEL": "DEBUG"})
+    root = fake_slack.user_says("C_GENERAL", "lunch at noon?")
+    reply = reply_in(fake_slack, bot, "C_GENERAL", root, "sure")
+    fake_slack.wait_for(lambda: f"ignored message {reply['ts']}: not addressed to the bot" in bot.log())
+    assert fake_slack.ephemerals == [] and fake_slack.replies("C_GENERAL", root["ts"]) == []
 
 
 def test_the_url_verification_challenge_is_answered(fake_slack, bot):

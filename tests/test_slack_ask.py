@@ -1,6 +1,7 @@
 """/ask answers privately; "Share in channel" posts that answer for everyone, once, and only for its asker."""
 
 from tests.fakes.slack import Fault
+from tests.test_slack_app import votes
 
 
 def ask(fake, bot, text="How much is express delivery?", user="U1"):
@@ -27,8 +28,26 @@ def test_ask_answers_only_the_asker_with_a_share_button(fake_slack, bot):
     assert acked["response_type"] == "ephemeral" and "Searching the docs" in acked["text"]
     answer = private_answer(fake_slack, response_id)
     assert answer["response_type"] == "ephemeral" and "$12" in answer["text"]
-    assert "share_answer" in str(answer["blocks"]) and "feedback" not in str(answer["blocks"])
+    assert "share_answer" in str(answer["blocks"]) and "escalate" not in str(answer["blocks"])
     assert posted_in_channel(fake_slack) == []
+
+
+def test_the_private_answer_takes_the_place_of_the_searching_note(fake_slack, bot):
+    _, response_id = ask(fake_slack, bot)
+    answer = private_answer(fake_slack, response_id)
+    assert fake_slack.shown[response_id] == [answer], "one private message: the answer, not the note beside it"
+
+
+def test_a_private_answer_takes_feedback_and_thanks_its_asker_privately(fake_slack, bot_env, bot):
+    _, response_id = ask(fake_slack, bot)
+    answer = private_answer(fake_slack, response_id)
+    message = {"channel": "C_GENERAL", "ts": "0", "blocks": answer["blocks"]}
+    assert fake_slack.click(bot.url, message, "feedback", which="positive", response_id=response_id) == 200
+    thanks = fake_slack.wait_for(lambda: [r for r in fake_slack.responses[response_id] if "Thanks" in r.get("text", "")])
+    assert thanks[0]["response_type"] == "ephemeral" and not thanks[0].get("replace_original")
+    assert fake_slack.shown[response_id][0] == answer, "the thanks goes beside the answer, never over it"
+    [row] = votes(bot_env)
+    assert (row["value"], row["user_id"]) == ("up", "U1")
 
 
 def test_an_empty_ask_gets_how_to_use_it(fake_slack, bot):

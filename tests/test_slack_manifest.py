@@ -26,7 +26,13 @@ NEEDS = {
     "conversations_info": {"channels:read"},  # is a channel public? (a private one is refused: counted as private)
     "conversations_replies": {"channels:history", "groups:history", "im:history", "mpim:history"},  # threads anywhere
 }
-EVENTS = {"app_mention": {"app_mentions:read"}, "message.im": {"im:history"}, "app_home_opened": set()}
+EVENTS = {
+    "app_mention": {"app_mentions:read"},
+    "message.im": {"im:history"},
+    "message.channels": {"channels:history"},  # replies in threads the bot answered: a follow-up, or a hint to mention
+    "message.groups": {"groups:history"},
+    "app_home_opened": set(),
+}
 COMMANDS = {"commands"}  # a slash command (/ask)
 
 
@@ -44,7 +50,7 @@ def test_the_manifest_holds_exactly_the_scopes_the_calls_and_events_need():
     assert set(MANIFEST["oauth_config"]["scopes"]["bot"]) == needed
 
 
-def test_plain_channel_messages_are_not_subscribed_by_default():
+def test_the_manifest_subscribes_to_exactly_the_events_the_bot_handles():
     assert set(MANIFEST["settings"]["event_subscriptions"]["bot_events"]) == set(EVENTS)
 
 

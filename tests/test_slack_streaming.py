@@ -126,3 +126,19 @@ def test_a_process_killed_mid_stream_leaves_one_answer_in_the_thread_after_anoth
     [reply] = fake_slack.replies(msg["channel"], msg["ts"])
     assert not reply.get("streaming") and "free on orders over $50" in reply["text"]
     assert any(b["type"] == "context_actions" for b in reply["blocks"]), "with its sources and buttons"
+
+
+def test_a_streamed_table_arrives_row_by_whole_row(fake_slack):
+    from slack_sdk import WebClient
+
+    from bot.slack.claims import Job
+    from bot.slack.streaming import SlackStream
+
+    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> compare the plans")
+    job = Job("C_GENERAL", msg["ts"], msg["ts"], "compare the plans", "U1", "T1", False, False, BOT_USER)
+    stream = SlackStream(WebClient(token="xoxb-test-token", base_url=fake_slack.api_url), job)
+    for piece in ("Plans [1]:\n\n| Plan | Price |\n|---|---|\n| Express | $1", "2 [1] |\n| Standard | fr", "ee [1] |"):
+        stream.append(piece)
+    chunks = [c["text"] for call in fake_slack.calls for c in call.params.get("chunks") or []]
+    assert chunks == ["Plans [1]:\n\n| Plan | Price |\n|---|---|\n", "| Express | $12 [1] |\n"]
+    assert stream.held == "| Standard | free [1] |", "the last row waits for its end, or for the finish"

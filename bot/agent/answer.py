@@ -68,7 +68,7 @@ class Agent:
         try:
             draft = run(bot, question, list(history), toolbox, self.limits.max_turns)
         except ModelFailure as e:
-            failure, draft, result.error = e, None, e.detail
+            failure, draft, result.error, result.model_failure = e, None, e.detail, e.reason
             if self.limits.fallback and e.docs_may_answer:  # the docs may still answer: quote them, and say so
                 result.problems.append(Problem.of("model_fallback", error=e.detail))
                 toolbox, bot, result.answerer = self._toolbox(collections, on_call), LocalAnswerer(), "local"

@@ -105,7 +105,7 @@ class ClaudeAnswerer:
         try:
             return self._read(response)
         except (TypeError, ValueError, AttributeError, KeyError) as e:  # an HTTP 200 that is not a Messages reply
-            raise ModelFailure(UNAVAILABLE, f"malformed model response: {type(e).__name__}: {e}"[:300]) from e
+            raise ModelFailure(UNAVAILABLE, f"malformed model response: {type(e).__name__}: {e}"[:300], reason="malformed") from e
 
     def _read(self, response) -> Reply:
         content = [b.model_dump(mode="json", exclude_none=True) for b in response.content]
@@ -124,7 +124,7 @@ class ClaudeAnswerer:
             category = getattr(details, "category", None) if details else None
             return Reply(draft=Draft([], stop="refusal", note=f"refused ({category or 'no category'})"))
         if stop == "model_context_window_exceeded":
-            raise ModelFailure(TOO_LONG, "model_context_window_exceeded", docs_may_answer=False)
+            raise ModelFailure(TOO_LONG, "model_context_window_exceeded", docs_may_answer=False, reason="too_long")
         segments = _segments(response.content)
         if stop == "max_tokens":
             return Reply(draft=Draft(segments, stop="max_tokens", note="the answer was cut off at max_tokens"))
@@ -156,13 +156,13 @@ class ClaudeAnswerer:
                 reason = BUSY
             else:
                 reason = UNAVAILABLE
-            raise ModelFailure(reason, detail) from e
+            raise ModelFailure(reason, detail, reason={BUSY: "busy", BAD_KEY: "key"}.get(reason, "error")) from e
         except anthropic.APITimeoutError as e:  # reached, but too slow to answer: busy
-            raise ModelFailure(BUSY, f"anthropic timed out: {type(e).__name__}: {e}") from e
+            raise ModelFailure(BUSY, f"anthropic timed out: {type(e).__name__}: {e}", reason="timeout") from e
         except anthropic.APIConnectionError as e:
-            raise ModelFailure(UNREACHABLE, f"anthropic connection failed: {type(e).__name__}: {e}") from e
+            raise ModelFailure(UNREACHABLE, f"anthropic connection failed: {type(e).__name__}: {e}", reason="unreachable") from e
         except (anthropic.APIResponseValidationError, ValueError) as e:  # a body that is not JSON (ValueError: its decode error)
-            raise ModelFailure(UNAVAILABLE, f"malformed model response: {type(e).__name__}: {e}"[:300]) from e
+            raise ModelFailure(UNAVAILABLE, f"malformed model response: {type(e).__name__}: {e}"[:300], reason="malformed") from e
         self._record(response.usage)
         return response
 

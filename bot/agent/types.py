@@ -118,6 +118,7 @@ class Answer:
     usage: dict = field(default_factory=dict)
     latency_ms: float = 0.0
     error: str | None = None  # the logged reason (never shown raw to the asker)
+    model_failure: str | None = None  # why the model could not be used: a ModelFailure's reason (busy, key, ...)
     closest: list[Source] = field(default_factory=list)  # pages to look at when abstaining
     cited: list[dict] = field(default_factory=list)  # [{"n", "chunk_id", "lines": [[no, text]]}] for review
     log_id: int | None = None  # its row in log_questions, once recorded
@@ -149,8 +150,11 @@ class ModelFailure(Exception):
     """The model could not be used: a short reason for the asker, and the detail for the logs. Defined here, not
     beside the client, so that code which only handles it never loads the Anthropic SDK."""
 
-    def __init__(self, user_message: str, detail: str, docs_may_answer: bool = True) -> None:
+    REASONS = ("busy", "key", "error", "timeout", "unreachable", "malformed", "too_long")  # a metric's bounded labels
+
+    def __init__(self, user_message: str, detail: str, docs_may_answer: bool = True, reason: str = "error") -> None:
         super().__init__(detail)
         self.user_message = user_message
         self.detail = detail
         self.docs_may_answer = docs_may_answer  # False when the question itself is the problem (too long)
+        self.reason = reason if reason in self.REASONS else "error"

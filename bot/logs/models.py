@@ -51,6 +51,7 @@ questions = Table(
     Column("escalated_by", String(64)),  # the Slack user who clicked
     Index("ix_log_questions_created_at", "created_at"),
     Index("ix_log_questions_status", "status"),
+    Index("ix_log_questions_channel_thread_ts", "channel", "thread_ts"),  # "did the bot answer in this thread?"
 )
 
 searches = Table(

@@ -261,5 +261,10 @@ def add_eval_case(path: Path, trace: dict) -> bool:
 def serve(engine: Engine, host: str, port: int, token: str | None, eval_file: Path | None = None) -> None:
     import waitress
 
+    from bot.ports import PortUnavailable, unavailable
+
     check_binding(host, token)
-    waitress.serve(create_app(engine, token, eval_file), host=host, port=port, threads=4, ident="supportbot-review")
+    try:
+        waitress.serve(create_app(engine, token, eval_file), host=host, port=port, threads=4, ident="supportbot-review")
+    except OSError as e:  # taken between the check at start and now
+        raise PortUnavailable(unavailable(host, port, e)) from None

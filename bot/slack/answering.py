@@ -33,7 +33,8 @@ from kb.errors import IndexUnavailable
 
 log = logging.getLogger(__name__)
 
-USAGE = "Ask me a question about our docs, for example: @supportbot how long is the warranty?"
+USAGE = "Ask me a question about our docs, for example: @{name} how long is the warranty?"
+FOLLOW_UP = "Mention me (@{name}) in your reply to ask a follow-up: I only answer replies in this thread that do."
 TEXT_ONLY = "I can only read text, not files or images. Please type your question."
 FAILED = "Sorry, something went wrong while I was answering. The bot's owner can find the details in the logs."
 TROUBLE = "I'm having trouble reaching my database right now. I'll answer here as soon as I can."
@@ -81,6 +82,7 @@ class Slack:
     db_retry_s: float = 10.0  # how long a write on the answer path retries a busy or unreachable database
     streaming: bool = True  # Claude's answers are streamed into the thread as they are verified
     suggested_prompts: tuple[str, ...] = ()  # the team's own prompts for the agent view (empty: built from the logs)
+    name: str = "supportbot"  # the bot's name in the workspace (auth.test), for the hints
     in_flight: InFlight = field(default_factory=InFlight)
     visibility: ChannelVisibility = field(default_factory=ChannelVisibility)
     submit: Callable[[Callable[[], None]], object] | None = None  # the answer workers; None: answer right here
@@ -218,7 +220,7 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
         try:
             text = job.text
             if not text:
-                post(plain_message(TEXT_ONLY if job.has_files else USAGE))
+                post(plain_message(TEXT_ONLY if job.has_files else USAGE.format(name=slack.name)))
                 mark_answered(slack.runtime.engine, keys)
                 return
             notice = None

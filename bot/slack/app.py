@@ -25,6 +25,8 @@ from slack_sdk.http_retry.builtin_handlers import (
 from slack_sdk.signature import SignatureVerifier
 
 from bot.health import Health, health_app
+from bot.metrics import HEARTBEATS
+from bot.ports import PortUnavailable, unavailable
 from bot.runtime import Runtime
 from bot.scheduler import stop_children
 from bot.settings import Settings
@@ -65,10 +67,21 @@ class SlackUnreachable(SupportbotError, ConnectionError):
     pass
 
 
-def wait_for_slack(settings: Settings) -> None:
+def wait_for_slack(settings: Settings, http: bool) -> str:
     """Slack unreachable at start (a network blip, a proxy still starting): try SLACK_START_ATTEMPTS times with
-    backoff, one log line per failed try. A refused token stops at once: retrying cannot fix it."""
-    client = web_client(settings)
+    backoff, one log line per failed try. A refused token stops at once: retrying cannot fix it. In Socket Mode
+    the app-level token is tried too, before anything starts. Returns the bot's name in the workspace (auth.test),
+    which the hints use."""
+    # Quiet: these tries are ours (one line each), not slack_sdk's retries and its ERROR line per refused connection.
+    quiet = logging.getLogger("bot.slack.start.sdk")
+    quiet.disabled = True
+    client = WebClient(
+        token=settings.slack_bot_token.get_secret_value(),
+        base_url=settings.slack_api_url,
+        timeout=int(settings.slack_timeout_seconds),
+        logger=quiet,
+        retry_handlers=[],
+    )
 
     def say(state: tenacity.RetryCallState) -> None:
         log.warning(
@@ -76,7 +89,7 @@ def wait_for_slack(settings: Settings) -> None:
             settings.slack_api_url,
             state.attempt_number,
             settings.slack_start_attempts,
-            state.outcome.exception(),
+            _why(state.outcome.exception()),
             state.next_action.sleep,
         )
 
@@ -89,14 +102,39 @@ def wait_for_slack(settings: Settings) -> None:
             reraise=True,
         ):
             with attempt:
-                client.auth_test()
+                me = client.auth_test()
     except SlackApiError as e:
         raise SlackConfigError(f"Slack refused the bot token (SLACK_BOT_TOKEN): {e.response.get('error')}") from None
     except OSError as e:
         raise SlackUnreachable(
             f"cannot reach Slack at {settings.slack_api_url} after {settings.slack_start_attempts} attempts "
-            f"(SLACK_START_ATTEMPTS): {e}"
+            f"(SLACK_START_ATTEMPTS): {_why(e)}"
         ) from None
+    if not http:
+        check_app_token(client, settings)
+    return me.get("user") or "supportbot"
+
+
+def _why(e: BaseException) -> str:
+    """urllib's "<urlopen error [Errno 111] Connection refused>" as "connection refused"."""
+    reason = getattr(e, "reason", e)
+    return (getattr(reason, "strerror", None) or str(reason)).lower()
+
+
+def check_app_token(client: WebClient, settings: Settings) -> None:
+    try:
+        client.apps_connections_open(app_token=settings.slack_app_token.get_secret_value())
+    except SlackApiError as e:
+        raise SlackConfigError(app_token_refused(e)) from None
+    except OSError as e:
+        raise SlackUnreachable(f"cannot reach Slack at {settings.slack_api_url}: {_why(e)}") from None
+
+
+def app_token_refused(e: SlackApiError) -> str:
+    return (
+        f"Slack refused the app-level token (SLACK_APP_TOKEN): {e.response.get('error')}: make one under Basic "
+        "Information > App-Level Tokens with the connections:write scope, and turn Socket Mode on"
+    )
 
 
 def web_client(settings: Settings) -> WebClient:
@@ -112,13 +150,17 @@ def web_client(settings: Settings) -> WebClient:
     )
 
 
-def build_app(runtime: Runtime, settings: Settings) -> tuple[App, Slack]:
+def load_access(settings: Settings) -> Access:
+    return Access.load(settings.slack_channels_file, settings.slack_escalation_channel, settings.slack_escalation_mention)
+
+
+def build_app(runtime: Runtime, settings: Settings, access: Access | None = None, name: str = "supportbot") -> tuple[App, Slack]:
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     workers = ThreadPoolExecutor(max_workers=settings.slack_workers, thread_name_prefix="answer")
     app = App(client=web_client(settings), signing_secret=secret, listener_executor=workers)
     slack = Slack(
         runtime,
-        Access.load(settings.slack_channels_file, settings.slack_escalation_channel, settings.slack_escalation_mention),
+        access or load_access(settings),
         settings.slack_max_question_chars,
         settings.slack_answer_bots,
         lease=timedelta(seconds=settings.slack_claim_lease_seconds),
@@ -126,6 +168,7 @@ def build_app(runtime: Runtime, settings: Settings) -> tuple[App, Slack]:
         db_retry_s=settings.db_retry_seconds,
         streaming=settings.slack_streaming,
         suggested_prompts=tuple(settings.slack_suggested_prompts),
+        name=name,
     )
     slack.submit = workers.submit  # recovered and held questions are answered there too, not on the heartbeat
     register_all(app, slack)
@@ -136,6 +179,7 @@ def keep_leases(slack: Slack) -> None:
     """The heartbeat: renew this process's leases, a third of a lease apart, whatever else is going on."""
     try:
         renew(slack.runtime.engine, slack.lease)
+        HEARTBEATS.inc()
     except Exception:
         log.exception("renewing claims failed; retrying at the next beat")
 
@@ -245,7 +289,13 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
         handler = SocketModeHandler(app, settings.slack_app_token.get_secret_value())
-        handler.connect()  # its client keeps the connection (and reconnects) in its own threads
+        try:
+            handler.connect()  # its client keeps the connection (and reconnects) in its own threads
+        except SlackApiError as e:  # refused between the check at start and now
+            scheduler.shutdown(wait=False)
+            stop_children()
+            raise SlackConfigError(app_token_refused(e)) from None
+        log.info("connected to Slack over Socket Mode")
         close_intake, close = handler.close, (lambda: None)
         if settings.health_port:
             server = _http_server(health_app(health), host, settings.health_port, settings)
@@ -271,13 +321,16 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
 def _http_server(wsgi, host: str, port: int, settings: Settings):
     import waitress
 
-    server = waitress.create_server(
-        wsgi,
-        host=host,
-        port=port,
-        threads=max(8, settings.slack_workers),
-        ident="supportbot",
-        max_request_body_size=MAX_BODY_BYTES,  # waitress answers 413 from the Content-Length, before reading the body
-    )
+    try:
+        server = waitress.create_server(
+            wsgi,
+            host=host,
+            port=port,
+            threads=max(8, settings.slack_workers),
+            ident="supportbot",
+            max_request_body_size=MAX_BODY_BYTES,  # waitress answers 413 from the Content-Length, before reading the body
+        )
+    except OSError as e:  # taken between the check at start and now
+        raise PortUnavailable(unavailable(host, port, e)) from None
     threading.Thread(target=server.run, name="http", daemon=True).start()
     return server

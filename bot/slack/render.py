@@ -143,7 +143,7 @@ def trailer_blocks(answer: Answer, escalate: bool = False, private: bool = False
     if answer.status == "answered" and answer.answerer == "local":
         blocks.append(context(["_Extractive answer: quoted from the docs without a language model._"]))
     if answer.log_id is not None and answer.status in ("answered", "abstained"):
-        blocks += share_blocks(answer.log_id) if private else feedback_blocks(answer.log_id, escalate)
+        blocks += feedback_blocks(answer.log_id, escalate and not private) + (share_blocks(answer.log_id) if private else [])
     return blocks
 
 
@@ -156,7 +156,7 @@ def fallback_text(answer: Answer) -> str:
 
 def answer_messages(answer: Answer, notice: str | None = None, escalate: bool = False, private: bool = False) -> list[dict]:
     """One message, or several when the blocks outgrow one: each {"text", "blocks"}. escalate: offer "Ask a person";
-    private: an answer only the asker sees, offering "Share in channel" instead of feedback."""
+    private: an answer only the asker sees, offering "Share in channel" (and no "Ask a person", which posts)."""
     if answer.status == "error":
         return [reason_message(answer.answer)]
     text = fallback_text(answer)

@@ -32,6 +32,7 @@ class SlackStream:
         self.job = job
         self.on_start = on_start
         self.shown = ""  # verified answer text sent so far
+        self.held = ""  # verified text not sent yet: the start of a table row
         self.broken = False  # Slack refused or dropped the stream: show nothing more through it
         self._stream = None
 
@@ -40,8 +41,11 @@ class SlackStream:
         return self._stream is not None and self._stream.ts is not None
 
     def append(self, text: str) -> None:
-        """Verified text from the model: on its way to the thread at once."""
-        if self.broken or len(self.shown) + len(text) > STREAM_LIMIT:
+        """Verified text from the model: on its way to the thread at once, but a table row only when it is whole
+        (half a row shows as a garbled line). What is held back goes with the next text, or with the finish."""
+        self.held += text
+        text, self.held = whole_rows(self.held)
+        if not text or self.broken or len(self.shown) + len(text) > STREAM_LIMIT:
             return
         try:
             if self._stream is None:
@@ -89,3 +93,11 @@ class SlackStream:
         for message in more:
             self.client.chat_postMessage(channel=self.job.channel, thread_ts=self.job.root, unfurl_links=False, **message)
         return True
+
+
+def whole_rows(text: str) -> tuple[str, str]:
+    """(what may be shown now, what waits): a last line that is an unfinished table row waits for its newline."""
+    start = text.rfind("\n") + 1
+    if text[start:].lstrip().startswith("|"):
+        return text[:start], text[start:]
+    return text, ""

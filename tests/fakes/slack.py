@@ -51,7 +51,9 @@ class FakeSlack:
         self.ephemerals: list[dict] = []
         self.views: list[dict] = []  # modals opened with views.open
         self.homes: dict[str, dict] = {}  # each user's published App Home view
+        self.bot_name = "supportbot"  # the app's name in the workspace, as auth.test gives it
         self.responses: dict[str, list[dict]] = {}  # what the bot sent to each response_url, in order
+        self.shown: dict[str, list[dict]] = {}  # what the asker sees of a command's private messages, in order
         self.prompts: dict[str, dict] = {}  # suggested prompts set per DM channel
         self.titles: dict[tuple[str, str], str] = {}  # assistant thread titles by (channel, thread_ts)
         self.reactions: dict[tuple[str, str], set[str]] = {}
@@ -146,6 +148,15 @@ class FakeSlack:
                 if problem:
                     return 400, {"ok": False, "error": "invalid_blocks", "errors": [problem]}, {}
             self.responses[response_id].append(p)
+            # Slack shows the acknowledgement first: a response racing it waits for it, as it does there
+            self.changed.wait_for(lambda: self.shown.get(response_id) is not None, timeout=10)
+            shown = self.shown.setdefault(response_id, [])
+            if p.get("delete_original") and shown:
+                shown.pop()
+            elif p.get("replace_original") in (True, "true") and shown:  # the last private message is the original
+                shown[-1] = p
+            elif not p.get("delete_original"):
+                shown.append(p)
             self.changed.notify_all()
         return 200, {"ok": True}, {}
 
@@ -154,7 +165,7 @@ class FakeSlack:
             "ok": True,
             "url": "https://fake.slack.test/",
             "team": "Fake",
-            "user": "supportbot",
+            "user": self.bot_name,
             "team_id": TEAM,
             "user_id": BOT_USER,
             "bot_id": BOT_ID,
@@ -456,6 +467,7 @@ class FakeSlack:
         with self._lock:
             response_id = str(len(self.responses) + 1)
             self.responses[response_id] = []
+            self.shown[response_id] = None  # until the acknowledgement is in
         form = {
             "token": "legacy",
             "team_id": team,
@@ -473,8 +485,15 @@ class FakeSlack:
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 raw = response.read()
-                return response.status, (json.loads(raw) if raw.strip() else {}), response_id
+                acked = json.loads(raw) if raw.strip() else {}
+                with self.changed:
+                    self.shown[response_id] = [acked] if acked.get("text") else []
+                    self.changed.notify_all()
+                return response.status, acked, response_id
         except urllib.error.HTTPError as e:
+            with self.changed:
+                self.shown[response_id] = []
+                self.changed.notify_all()
             return e.code, {}, response_id
 
     def click(
@@ -507,8 +526,8 @@ class FakeSlack:
             "user": {"id": user},
             "api_app_id": "A1",
             "channel": {"id": message["channel"]},
-            "container": {"type": "message", "message_ts": message["ts"]},
-            "message": message,
+            "container": {"type": "message", "message_ts": message["ts"], **({"is_ephemeral": True} if response_id else {})},
+            **({} if response_id else {"message": message}),  # Slack sends no copy of an ephemeral message
             "trigger_id": "1.2.3",
             "response_url": self.api_url.replace("/api/", f"/response/{response_id}")
             if response_id

@@ -1,5 +1,6 @@
-"""/ask QUESTION: an answer only the asker sees (through the command's response_url), with a "Share in channel"
-button that posts it there for everyone, once, and only when the asker clicks it."""
+"""/ask QUESTION: an answer only the asker sees (through the command's response_url), in place of its "Searching..."
+note, with feedback buttons and a "Share in channel" button that posts it there for everyone, once, and only when
+the asker clicks it."""
 
 from __future__ import annotations
 
@@ -34,9 +35,9 @@ def register(app: App, slack: Slack) -> None:
         ack(response_type="ephemeral", text=SEARCHING.format(question=escape(" ".join(question.split()))[:200]))
         channel, user, team = command.get("channel_id"), command.get("user_id"), command.get("team_id")
         rule = slack.access.rule(channel or "", is_dm=is_dm_channel(channel))
-        if not wait_for_index(slack, lambda message: private(respond, message)):
+        if not wait_for_index(slack, lambda message: private(respond, message, replace=True)):
             if not slack.stopping.is_set():
-                private(respond, reason_message(NOT_READ))
+                private(respond, reason_message(NOT_READ), replace=True)
             return
         try:
             answer = slack.runtime.ask(
@@ -48,8 +49,8 @@ def register(app: App, slack: Slack) -> None:
         except Exception:
             log.exception("/ask failed in %s", channel)
             messages = [reason_message("Sorry, something went wrong while I was answering.")]
-        for message in messages:
-            private(respond, message)
+        for i, message in enumerate(messages):  # the first takes the place of "Searching the docs for: ..."
+            private(respond, message, replace=i == 0)
 
     @app.action("share_answer")
     def on_share(ack, body, action, client, respond):
@@ -84,9 +85,9 @@ def register(app: App, slack: Slack) -> None:
         respond(delete_original=True)
 
 
-def private(respond, message: dict) -> None:
-    """A new message only the asker sees, through the command's response_url."""
-    respond(response_type="ephemeral", replace_original=False, **message)
+def private(respond, message: dict, replace: bool = False) -> None:
+    """A message only the asker sees, through the command's response_url; replace: in place of the last one."""
+    respond(response_type="ephemeral", replace_original=replace, **message)
 
 
 def tell(respond, text: str) -> None:

@@ -9,6 +9,7 @@ from slack_bolt import App
 from slack_sdk.errors import SlackApiError
 
 from bot.logs.store import escalate, unescalate
+from bot.metrics import ESCALATIONS
 from bot.slack.answering import Slack
 from bot.slack.message import is_dm_channel
 from bot.slack.render import escalation_message, section
@@ -37,12 +38,14 @@ def register(app: App, slack: Slack) -> None:
         if row is None:  # unknown, another workspace's, another conversation's, or already handed over
             if channel and user:
                 client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread, text=ALREADY)
+            ESCALATIONS.labels("refused").inc()
             log.info("escalation of %s refused: unknown, foreign or already escalated", log_id)
             return
         asked_in = row["channel"] or channel
         rule = slack.access.rule(asked_in, is_dm=is_dm_channel(asked_in))
         target = rule.escalate_to
         if not target:
+            ESCALATIONS.labels("no_channel").inc()
             log.warning("escalation of %s: no escalation channel is configured", log_id)
             return
         try:
@@ -57,9 +60,11 @@ def register(app: App, slack: Slack) -> None:
         except SlackApiError as e:  # e.g. the bot is not in that channel: undo, so a later click can succeed
             unescalate(slack.runtime.engine, log_id)
             why = e.response.get("error")
+            ESCALATIONS.labels("post_failed").inc()
             log.error("could not post the escalation of %s to %s: %s", log_id, target, why)
             if channel and user:
                 client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread, text=f"{COULD_NOT} ({why})")
             return
+        ESCALATIONS.labels("handed_over").inc()
         told = ASKED.format(channel=target)
         client.chat_postMessage(channel=channel, thread_ts=thread, text=told, blocks=[section(told)])

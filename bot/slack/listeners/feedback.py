@@ -12,6 +12,7 @@ from slack_sdk.models.views import View
 
 from bot.database import retrying
 from bot.logs.store import record_feedback, record_reason
+from bot.metrics import FEEDBACK
 from bot.slack.answering import Slack
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ def reason_view(feedback_id: int) -> dict:
 def register(app: App, slack: Slack) -> None:
     @app.action("feedback")  # Slack's feedback_buttons: value "up:LOG_ID" or "down:LOG_ID"
     @app.action(re.compile(r"^feedback_(up|down)$"))  # the plain buttons of answers posted before them
-    def on_feedback(ack, body, action, client):
+    def on_feedback(ack, body, action, client, respond):
         ack()
         raw = action.get("value") or ""
         value, _, log_id = raw.partition(":") if ":" in raw else (action["action_id"].removeprefix("feedback_"), "", raw)
@@ -60,16 +61,14 @@ def register(app: App, slack: Slack) -> None:
             log.info("feedback %r from %s of %s matched no answer they may vote on", raw[:80], user, team)
             return
         feedback_id, kind = vote
+        if kind != "same":
+            FEEDBACK.labels(value).inc()
         log.info("feedback %s on %s by %s: %s", value, log_id, user, kind)
         if value == "down" and kind != "same" and body.get("trigger_id"):
             client.views_open(trigger_id=body["trigger_id"], view=reason_view(feedback_id))
             return
-        channel = (body.get("channel") or {}).get("id")
-        message = body.get("message") or {}
-        if channel and user and kind != "same":
-            client.chat_postEphemeral(
-                channel=channel, user=user, thread_ts=message.get("thread_ts") or message.get("ts"), text=THANKS[value]
-            )
+        if kind != "same":
+            thank(body, client, respond, user, THANKS[value])
 
     @app.view(REASON_VIEW)
     def on_reason(ack, body, view):
@@ -78,3 +77,19 @@ def register(app: App, slack: Slack) -> None:
         user = (body.get("user") or {}).get("id")
         if text.strip() and not record_reason(slack.runtime.engine, int(view.get("private_metadata") or 0), user, text):
             log.warning("a feedback reason from %s matched no vote of theirs", user)
+
+
+def thank(body: dict, client, respond, user: str | None, text: str) -> None:
+    """Privately, beside the answer: under a private (/ask) answer through its response_url, as the bot may not be
+    in that channel; elsewhere in the answer's thread."""
+    channel = (body.get("channel") or {}).get("id")
+    message = body.get("message") or {}
+    try:
+        if (body.get("container") or {}).get("is_ephemeral"):
+            respond(text=text, response_type="ephemeral", replace_original=False)
+        elif channel and user:
+            client.chat_postEphemeral(
+                channel=channel, user=user, thread_ts=message.get("thread_ts") or message.get("ts"), text=text
+            )
+    except Exception as e:  # a thank-you that cannot be shown is no reason to fail the vote
+        log.info("could not thank %s for feedback: %s", user, e)
