@@ -94,3 +94,18 @@ def test_only_the_first_table_of_a_message_is_a_table_block():
     [message] = answer_messages(answered(f"{one}\nand\n{one.replace('A', 'C')}"))
     assert len(tables(message)) == 1
     assert any("C  B" in b["text"]["text"] for b in message["blocks"] if b["type"] == "section")
+
+
+def test_the_readmes_picture_draws_the_bots_own_blocks():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("make_picture", Path(__file__).parent.parent / "docs" / "make_picture.py")
+    picture = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(picture)
+    source = Source(1, "Shipping > Express & more", "help/shipping.md", "https://h.example/shipping#express", "help")
+    [message] = answer_messages(answered("Express shipping costs $12. [1]", [source]))
+    svg = picture.draw("How much is express delivery?", message["blocks"])
+    for shown in ("Express shipping costs $12. [1]", "[1] Shipping &gt; Express &amp; more", "Helpful", "Not helpful"):
+        assert shown in svg, shown
+    assert "<https" not in svg, "a link is drawn by its text"
