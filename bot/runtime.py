@@ -54,6 +54,14 @@ class Runtime:
     def engine(self) -> Engine:
         return open_database(self.settings.database_url)
 
+    @property
+    def source_url(self) -> str | None:
+        """Where a page without a published site is read: DOCS_SOURCE_URL, else the git remote's web view."""
+        from kb.links import forge_template
+
+        s = self.settings
+        return s.docs_source_url or forge_template(s.docs_git_url, s.docs_git_subdir)
+
     @cached_property
     def searcher(self) -> Searcher:
         from kb.search import DEFAULT_MIN_SCORE, Searcher
@@ -61,6 +69,7 @@ class Runtime:
         return Searcher(
             self.engine,
             base_url=self.settings.docs_base_url,
+            source_url=self.source_url,
             min_score=self.settings.search_min_score if self.settings.search_min_score is not None else DEFAULT_MIN_SCORE,
             embedder=self.embedder,
             encoder=self.encoder,

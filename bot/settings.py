@@ -22,6 +22,7 @@ class Settings(BaseSettings):
     docs_dir: Path = Field(SAMPLE_DOCS, alias="DOCS_DIR")
     database_url: str = Field("sqlite:///supportbot.db", alias="DATABASE_URL")
     docs_base_url: str | None = Field(None, alias="DOCS_BASE_URL")
+    docs_source_url: str | None = Field(None, alias="DOCS_SOURCE_URL")
     docs_git_url: str | None = Field(None, alias="DOCS_GIT_URL")
     docs_git_branch: str = Field("main", alias="DOCS_GIT_BRANCH")
     docs_git_subdir: str = Field("", alias="DOCS_GIT_SUBDIR")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 from urllib.parse import quote, urlsplit
 
@@ -49,3 +50,56 @@ def chunk_url(page: str | None, anchor: str) -> str | None:
     if not anchor or "#" in page:
         return page
     return f"{page}#{quote(anchor)}"
+
+
+# A file at a commit, with its lines, in a forge's web view. GitHub's form serves Gitea and Forgejo too.
+FORGE_FILES = {
+    "github": "/blob/{commit}/{path}#L{start}-L{end}",
+    "gitlab": "/-/blob/{commit}/{path}#L{start}-{end}",
+    "bitbucket": "/src/{commit}/{path}#lines-{start}:{end}",
+}
+_SCP = re.compile(r"^(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?!//)(?P<repo>[^\s]+)$")  # git@github.com:acme/handbook.git
+
+
+def forge_template(git_url: str | None, subdir: str = "") -> str | None:
+    """A DOCS_SOURCE_URL template for a git remote: its web view of a file at the synced commit, with the cited
+    lines. https, ssh:// and scp-like (git@host:owner/repo) remotes; credentials are never carried over. The forge
+    is told by the host's name (gitlab..., bitbucket...), else GitHub's form. None: no web view (file://, a path)."""
+    if not git_url:
+        return None
+    git_url = git_url.strip()
+    scp = _SCP.match(git_url) if "://" not in git_url else None
+    if scp:
+        host, repo = scp["host"], scp["repo"]
+    else:
+        parts = urlsplit(git_url)
+        if parts.scheme not in ("https", "http", "ssh", "git") or not parts.hostname:
+            return None
+        host, repo = parts.hostname, parts.path
+    repo = repo.strip("/").removesuffix(".git")
+    if not repo:
+        return None
+    forge = next((name for name in ("gitlab", "bitbucket") if name in host.lower()), "github")
+    prefix = "/".join(quote(part) for part in subdir.strip("/").split("/") if part)
+    file = FORGE_FILES[forge].replace("{path}", f"{prefix}/{{path}}" if prefix else "{path}")
+    return f"https://{host}/{repo}{file}"
+
+
+def source_url(
+    template: str | None, path: str, commit: str | None, lines: tuple[int, int] | None, anchor: str = ""
+) -> str | None:
+    """DOCS_SOURCE_URL filled in: {path}, {commit}, {start}, {end}, {anchor}. A template that needs the commit gets
+    no link without one; a page without lines (a closest page) drops a fragment that names them."""
+    if not template or ("{commit}" in template and not commit):
+        return None
+    if lines is None and re.search(r"#.*\{(start|end)\}", template):
+        template = template.split("#", 1)[0]
+    start, end = lines or (None, None)
+    url = (
+        template.replace("{path}", quote(path))
+        .replace("{commit}", quote(commit or ""))
+        .replace("{start}", str(start))
+        .replace("{end}", str(end))
+        .replace("{anchor}", quote(anchor))
+    )
+    return safe_url(url)

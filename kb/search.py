@@ -41,8 +41,8 @@ from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, resolve_emb
 from kb.encoder import RELATED
 from kb.errors import IndexUnavailable
 from kb.index import BM25Index
-from kb.links import chunk_url, page_url
-from kb.models import chunks, documents
+from kb.links import chunk_url, page_url, source_url
+from kb.models import chunks, documents, sync_runs
 from kb.ranking import DEPTH, PAGE_BONUS, rank_pages, rrf, top
 from kb.rerank import RERANK_PAGES, EncodedRows
 from kb.sync import index_version
@@ -200,6 +200,7 @@ class Searcher:
         engine: Engine,
         *,
         base_url: str | None = None,
+        source_url: str | None = None,
         min_score: float = DEFAULT_MIN_SCORE,
         recheck_seconds: float = 2.0,
         tokenizer: Tokenizer = DEFAULT_TOKENIZER,
@@ -210,9 +211,13 @@ class Searcher:
         """embedder: None searches with BM25 alone; the default is WordLlama (hybrid search).
         page_bonus: 0 ranks a page by its best chunk alone.
         encoder: a sentence encoder (kb.encoder) that orders the top pages again by meaning, with the vectors
-        kb.encode has stored so far; None: no re-ranking."""
+        kb.encode has stored so far; None: no re-ranking.
+        base_url, source_url: where a page is read (kb.links): a published site, else a template such as a git
+        forge's web view of the file at the commit the served index was synced from."""
         self.engine = engine
         self.base_url = base_url
+        self.source_url = source_url
+        self._commit: tuple[int | None, str | None] = (None, None)  # (index version, the commit it was synced from)
         self.min_score = min_score
         self.recheck_seconds = recheck_seconds
         self.tokenizer = tokenizer
@@ -398,6 +403,7 @@ class Searcher:
             if r is None:
                 continue
             page = page_url(self.base_url, r.path, r.url)
+            url = chunk_url(page, r.anchor) if page else self._source(r.path, r.lines, r.anchor)
             out.append(
                 Hit(
                     chunk_id=r.id,
@@ -405,7 +411,7 @@ class Searcher:
                     collection=r.collection,
                     title=r.title,
                     heading=r.heading,
-                    url=chunk_url(page, r.anchor),
+                    url=url,
                     score=score,
                     lines=tuple(Line(n, t) for n, t in r.lines),
                     bm25_rank=c.bm25_rank,
@@ -431,10 +437,30 @@ class Searcher:
             ).all()
         by_path = {r.path: r for r in rows}
         return [
-            Page(r.path, r.title, page_url(self.base_url, r.path, r.url), r.collection)
+            Page(r.path, r.title, page_url(self.base_url, r.path, r.url) or self._source(r.path), r.collection)
             for r in (by_path.get(p) for p in paths)
             if r is not None
         ]
+
+    def _source(self, path: str, lines=None, anchor: str = "") -> str | None:
+        """The page in its source's web view, at the commit the served index came from, with the chunk's lines."""
+        if not self.source_url:
+            return None
+        span = (lines[0][0], lines[-1][0]) if lines else None
+        return source_url(self.source_url, path, self._served_commit(), span, anchor)
+
+    def _served_commit(self) -> str | None:
+        version = self.loaded_version
+        if self._commit[0] != version:
+            with self.engine.connect() as conn:
+                commit = conn.execute(
+                    select(sync_runs.c.source_commit)
+                    .where(sync_runs.c.status == "ok", sync_runs.c.index_version == version)
+                    .order_by(sync_runs.c.id.desc())
+                    .limit(1)
+                ).scalar()
+            self._commit = (version, commit)
+        return self._commit[1]
 
     def _current_version(self) -> int:
         with self.engine.connect() as conn:

@@ -210,3 +210,29 @@ def test_a_file_over_the_size_cap_is_never_downloaded_nor_written_to_disk(db_url
     publish(work, "help/gift-cards.md", "# Gift cards\n\nGift cards expire after two years.\n")
     again = rt.sync()  # a fetch keeps the checkout bounded too
     assert again.changed == ["help/gift-cards.md"] and not (checkout / "help" / "huge.md").exists()
+
+
+def test_a_source_links_to_the_cited_lines_at_the_synced_commit(db_url, tmp_path, origin):
+    bare, work = origin
+    publish(work, "help/gift-cards.md", "# Gift cards\n\nBuy them online.\n\n## Expiry\n\nGift cards never expire.\n")
+    template = "https://git.example.com/acme/handbook/blob/{commit}/{path}#L{start}-L{end}"
+    rt = runtime(db_url, tmp_path, bare, docs_source_url=template)
+    rt.sync()
+    rewritten = publish(
+        work, "help/gift-cards.md", "# Gift cards\n\nBuy them online.\n\n## Expiry\n\nThey expire after two years.\n"
+    )
+    rt.sync()
+    rt.searcher.refresh()
+    hit = rt.searcher.search("do gift cards expire", k=1)[0]
+    first, last = hit.lines[0].number, hit.lines[-1].number
+    assert hit.url == f"https://git.example.com/acme/handbook/blob/{rewritten}/help/gift-cards.md#L{first}-L{last}"
+    [page] = rt.searcher.pages(["help/gift-cards.md"])
+    assert page.url == f"https://git.example.com/acme/handbook/blob/{rewritten}/help/gift-cards.md", "a page: no lines"
+
+
+def test_a_published_site_wins_over_the_repository(db_url, tmp_path, origin):
+    bare, work = origin
+    publish(work, "help/gift-cards.md", "# Gift cards\n\nGift cards never expire.\n")
+    rt = runtime(db_url, tmp_path, bare, docs_base_url="https://help.example.com", docs_source_url="https://x/{path}")
+    rt.sync()
+    assert rt.searcher.search("do gift cards expire", k=1)[0].url.startswith("https://help.example.com/help/gift-cards")
