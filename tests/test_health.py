@@ -189,8 +189,8 @@ def test_channel_labels_are_bounded():
     assert channel_label("D123") == "dm" and channel_label(None) == "none"
 
 
-def metric(bot, name: str) -> float:
-    return samples(get(base(bot) + "/metrics")[1]).get((name, ()), 0)
+def metric(bot, name: str, **labels) -> float:
+    return samples(get(base(bot) + "/metrics")[1]).get((name, tuple(sorted(labels.items()))), 0)
 
 
 def test_an_idle_bot_writes_nothing_while_its_heartbeat_beats(start_bot, bot_env, fake_slack):

@@ -22,6 +22,7 @@ from kb.clock import now
 from tests.conftest import ON_POSTGRES, settings_for_claude
 from tests.fakes.anthropic import auto_agent
 from tests.fakes.slack import BOT_USER
+from tests.test_health import metric
 
 
 def claude_runtime(db_url, docs, fake_anthropic) -> Runtime:
@@ -166,6 +167,10 @@ def test_two_processes_answer_every_question_once_and_the_survivor_takes_over_wh
         assert fake_slack.deliver(other.url, fake_slack.events_for(msg)[0], retry_num=1) == 200
     msgs = [msg for msg, _ in sent]
     wait_until(lambda: all(open_claim(bot_env["DATABASE_URL"], m) for m in msgs))
+    # the evidence that no second answer comes: each of the 8 deliveries was taken or refused as a duplicate
+    claimed = lambda result: sum(metric(bot, "supportbot_claims_total", result=result) for bot in (doomed, survivor))
+    wait_until(lambda: claimed("taken") + claimed("duplicate") == 8)
+    assert (claimed("taken"), claimed("duplicate")) == (4, 4)
     doomed.proc.send_signal(signal.SIGKILL)
     doomed.proc.wait(10)
 
