@@ -18,12 +18,21 @@ import threading
 import numpy as np
 from sqlalchemy import Engine, select
 
+from kb.dense import IVF_MIN_ROWS
 from kb.models import encodings
 
 RERANK_PAGES = 30
+# The pages the encoder alone ranks best over the whole index join the hybrid's RERANK_PAGES: a question in other
+# words than its page's can miss the words-first head. On bench/retrieval.py's three real docs sets, 5 pages gave
+# page recall@5 32/40, 35/41, 30/40 (from 32, 33, 29), 10 and 20 a little less. Scoring every vector costs about
+# 1.2 ms at 4,000 chunks and 3 ms at 20,000 (bench/pool_bench.py), so larger indexes go without it, as
+# kb.dense scores every row only below the same size.
+ENCODER_POOL = 5
 PAGE_RRF_K = 5
 ENCODER_WEIGHT = 1.0
 LOAD_BATCH = 20_000
+SCAN_BLOCK = 16_384  # rows scored at once: the int8 codes widened block by block, not all at once
+POOL_MAX_ROWS = IVF_MIN_ROWS
 
 
 class EncodedRows:
@@ -40,6 +49,7 @@ class EncodedRows:
         self.have = np.zeros(len(chunk_ids), dtype=bool)
         self.count = 0
         self.last_id = 0  # the newest kb_encodings.id read
+        self.pages = pages
         self._by_page = np.argsort(pages, kind="stable")
         self._page_of_sorted = pages[self._by_page]
         self._lock = threading.Lock()
@@ -90,6 +100,37 @@ class EncodedRows:
         """Each row's cosine with the query; NaN where the row has no vector yet."""
         out = (self.codes[rows] @ query) * self.scales[rows]
         return np.where(self.have[rows], out, np.nan)
+
+    def top_rows(self, query: np.ndarray, n: int, excluded: np.ndarray | None = None) -> np.ndarray:
+        """The n rows closest to the query in meaning over the whole index, best first (rows with no vector yet,
+        or excluded, never)."""
+        scores = np.full(len(self.chunk_ids), -np.inf, dtype=np.float32)
+        for start in range(0, len(self.chunk_ids), SCAN_BLOCK):
+            block = slice(start, start + SCAN_BLOCK)
+            scores[block] = (self.codes[block].astype(np.float32) @ query) * self.scales[block]
+        scores[~self.have] = -np.inf
+        if excluded is not None:
+            scores[excluded] = -np.inf
+        n = min(n, int(np.isfinite(scores).sum()))
+        if n <= 0:
+            return np.zeros(0, dtype=np.int64)
+        best = np.argpartition(-scores, n - 1)[:n]
+        return best[np.argsort(-scores[best], kind="stable")]
+
+    def top_pages(
+        self, query: np.ndarray, n: int, have: set[int], excluded: np.ndarray | None = None
+    ) -> list[tuple[int, list[int]]]:
+        """The n pages closest to the query in meaning over the whole index, leaving out those in `have`, each with
+        its closest rows, best first: a question in other words than its page's may be missed by the words-first
+        hybrid, so the encoder's own best pages join the re-ranking pool. None over POOL_MAX_ROWS rows."""
+        extra: dict[int, list[int]] = {}
+        if len(self.chunk_ids) > POOL_MAX_ROWS:
+            return []
+        for row in self.top_rows(query, n * 4, excluded).tolist():
+            page = int(self.pages[row])
+            if page not in have and (page in extra or len(extra) < n):
+                extra.setdefault(page, []).append(row)
+        return list(extra.items())
 
     def order(self, pages: list[int], query: np.ndarray) -> tuple[list[int], dict[int, int]]:
         """The pages (hybrid order) ordered again by fusion with the encoder's page ranking, and each page's rank

@@ -44,7 +44,7 @@ from kb.index import BM25Index
 from kb.links import chunk_url, page_url, source_url
 from kb.models import chunks, documents, sync_runs
 from kb.ranking import DEPTH, PAGE_BONUS, rank_pages, rrf, top
-from kb.rerank import RERANK_PAGES, EncodedRows
+from kb.rerank import ENCODER_POOL, RERANK_PAGES, EncodedRows
 from kb.sync import index_version
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
 from kb.vocabulary import Vocabulary
@@ -365,9 +365,10 @@ class Searcher:
         if self.encoder is not None and index.encoded is not None and index.encoded.count:
             meant = self.encoder.embed([query])[0]
             head = list(islice(pages, RERANK_PAGES))
+            head += index.encoded.top_pages(meant, ENCODER_POOL, {page for page, _ in head}, mask)
             rows_of = dict(head)
             order, meaning = index.encoded.order([page for page, _ in head], meant)
-            pages = chain(((page, rows_of[page]) for page in order), pages)
+            pages = chain(((page, rows_of[page]) for page in order), (p for p in pages if p[0] not in rows_of))
         limits = [per_page] if isinstance(per_page, int) else list(per_page)
         out = (
             _Candidate(row, positions[0].get(row), positions[1].get(row) if len(positions) > 1 else None, meaning.get(page))

@@ -92,3 +92,17 @@ def test_other_search_modes_need_no_encoder(docs, db_url, mode):
     result = run_cli("sync", "--docs", str(docs), "--db", db_url, env={"SEARCH_MODE": mode})
     assert result.returncode == 0, result.stderr
     assert "Re-ranking vectors" not in result.stdout
+
+
+def test_the_encoders_own_best_pages_join_the_pool_with_their_closest_rows():
+    pages = np.array([10, 20, 20, 30, 40, 50])  # document id per row
+    rows = EncodedRows(np.arange(1, 7), pages, "test", 2)
+    rows.codes[:] = [[0, 127], [10, 120], [0, 127], [127, 0], [0, 127], [0, 127]]
+    rows.scales[:] = 1 / 127
+    rows.have[:] = [True, True, True, True, False, True]  # page 40's vector has not landed
+    query = np.array([0.0, 1.0], dtype=np.float32)
+    excluded = np.array([False, False, False, False, False, True])  # page 50 is another collection's
+    assert rows.top_pages(query, 1, have={10}, excluded=excluded) == [(20, [2, 1])], "10 is in the pool already"
+    assert rows.top_pages(query, 5, have={10}, excluded=excluded) == [(20, [2, 1]), (30, [3])], (
+        "the far page 30 last; 40 has no vector yet and 50 is another collection's"
+    )
