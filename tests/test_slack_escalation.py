@@ -3,6 +3,7 @@
 from sqlalchemy import create_engine, select
 
 from bot.logs.models import questions
+from tests.fakes.anthropic import error
 from tests.fakes.slack import BOT_USER, Fault
 
 SUPPORT = {"SLACK_ESCALATION_CHANNEL": "CSUPPORT", "SLACK_ESCALATION_MENTION": "S0HELPERS"}
@@ -48,10 +49,12 @@ def test_a_click_posts_the_question_to_the_support_channel_mentioning_its_group_
     [handed] = fake_slack.wait_for(lambda: posts_to(fake_slack, "CSUPPORT"))
     text = handed["text"]
     assert text.startswith("<!subteam^S0HELPERS> A question for a person from <@U1> in <#C_GENERAL>:")
-    assert "How much is express delivery?" in text and "The bot answered" in text
+    assert "> How much is express delivery?" in text
     assert f"https://fake.slack.test/archives/C_GENERAL/p{msg['ts'].replace('.', '')}" in text
-    told = fake_slack.wait_for(lambda: [m for m in fake_slack.replies("C_GENERAL", msg["ts"]) if "asked a person" in m["text"]])
-    assert "<#CSUPPORT>" in told[0]["text"]
+    blocks = str(handed["blocks"])
+    assert "The bot answered" in blocks and "$12" in blocks and "*Sources*" in blocks, "the answer as the asker read it"
+    told = fake_slack.wait_for(lambda: [m for m in fake_slack.replies("C_GENERAL", msg["ts"]) if "support team" in m["text"]])
+    assert "<#CSUPPORT>" in told[0]["text"] and "reply in this thread" in told[0]["text"]
     when, who = escalated_at(bot_env, msg["ts"])
     assert when is not None and who == "U_BOB"
 
@@ -63,7 +66,7 @@ def test_a_double_click_asks_a_person_once(fake_slack, bot_env, start_bot):
     fake_slack.click(bot.url, reply, "escalate")
     fake_slack.wait_for(lambda: [e for e in fake_slack.ephemerals if "already been asked" in e["text"]])  # one refused
     fake_slack.wait_for(lambda: posts_to(fake_slack, "CSUPPORT"))  # the other handed over (it may finish last)
-    told = fake_slack.wait_for(lambda: [m for m in fake_slack.replies("C_GENERAL", msg["ts"]) if "asked a person" in m["text"]])
+    told = fake_slack.wait_for(lambda: [m for m in fake_slack.replies("C_GENERAL", msg["ts"]) if "support team" in m["text"]])
     assert len(posts_to(fake_slack, "CSUPPORT")) == 1 and len(told) == 1
 
 
@@ -116,3 +119,43 @@ def test_a_forged_button_value_from_another_conversation_hands_over_nothing(fake
     fake_slack.wait_for(lambda: "escalation of" in bot.log() and "refused" in bot.log())
     assert posts_to(fake_slack, "CSUPPORT") == []
     assert escalated_at(bot_env, secret["ts"]) == (None, None)
+
+
+def test_from_a_dm_the_support_channel_is_told_to_write_to_the_asker_and_the_asker_is_told_so(fake_slack, bot_env, start_bot):
+    bot = start_bot(bot_env | SUPPORT)
+    question = fake_slack.user_says("D_ALICE", "How much is express delivery?", user="U_ALICE")
+    fake_slack.deliver(bot.url, fake_slack.events_for(question)[0])
+    [reply] = fake_slack.wait_for(lambda: fake_slack.replies("D_ALICE", question["ts"]))
+    assert fake_slack.click(bot.url, reply, "escalate", user="U_ALICE") == 200
+    [handed] = fake_slack.wait_for(lambda: posts_to(fake_slack, "CSUPPORT"))
+    assert "(in a direct message)" in handed["text"] and "Write to <@U_ALICE> directly" in handed["text"]
+    assert "Open the thread" not in handed["text"], "no one else can open a DM with the bot"
+    told = fake_slack.wait_for(lambda: [m for m in fake_slack.replies("D_ALICE", question["ts"]) if "support team" in m["text"]])
+    assert "message you directly" in told[0]["text"] and "reply in this thread" not in told[0]["text"]
+
+
+def test_a_failed_answer_offers_a_person(fake_slack, bot_env, start_bot, fake_anthropic):
+    fake_anthropic.then(error(529, "overloaded_error", "Overloaded"))
+    claude = {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": fake_anthropic.url, "ANTHROPIC_MAX_RETRIES": "0"}
+    bot = start_bot(bot_env | SUPPORT | claude | {"ANSWER_FALLBACK": "none"})
+    _, reply = answered(fake_slack, bot)
+    assert "busy" in reply["text"] and buttons(reply) == ["escalate"]
+    assert fake_slack.click(bot.url, reply, "escalate") == 200
+    [handed] = fake_slack.wait_for(lambda: posts_to(fake_slack, "CSUPPORT"))
+    assert "The bot could not answer" in str(handed["blocks"])
+
+
+def test_a_private_ask_answer_offers_a_person_and_tells_only_its_asker(fake_slack, bot_env, start_bot):
+    bot = start_bot(bot_env | SUPPORT)
+    status, _, response_id = fake_slack.command(bot.url, "How much is express delivery?")
+    assert status == 200
+    answer = fake_slack.wait_for(lambda: [r for r in fake_slack.responses[response_id] if r.get("blocks")])[0]
+    message = {"channel": "C_GENERAL", "ts": "0", "blocks": answer["blocks"]}
+    assert fake_slack.click(bot.url, message, "escalate", response_id=response_id) == 200
+    [handed] = fake_slack.wait_for(lambda: posts_to(fake_slack, "CSUPPORT"))
+    assert "Write to <@U1> directly" in handed["text"]
+    told = fake_slack.wait_for(lambda: [r for r in fake_slack.responses[response_id] if "support team" in r.get("text", "")])
+    assert told[0]["response_type"] == "ephemeral" and "message you directly" in told[0]["text"]
+    assert [m for (c, _), m in fake_slack.messages.items() if c == "C_GENERAL" and m.get("bot_id")] == [], (
+        "a private question stays private in its channel"
+    )

@@ -69,6 +69,12 @@ class Source:
     collection: str
 
 
+def logged_sources(logged: list[dict] | None) -> list[Source]:
+    """Sources as the answer log keeps them (dicts), back as Sources; keys a later version added are left out."""
+    fields = Source.__dataclass_fields__
+    return [Source(**{k: v for k, v in s.items() if k in fields}) for s in logged or []]
+
+
 @dataclass(frozen=True)
 class SearchRecord:
     query: str

@@ -8,7 +8,7 @@ from typing import Literal, get_args
 from sqlalchemy import Engine, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from bot.agent.types import Answer, Source
+from bot.agent.types import Answer, logged_sources
 from bot.logs.models import cited_pages, feedback, questions, searches
 from kb.clock import now
 
@@ -193,13 +193,7 @@ def logged_answer(engine: Engine, question_id: int, user_id: str | None, team: s
         answer=row.answer,
         answerer=row.answerer,
         model=row.model,
-        sources=_sources(row.sources),
-        closest=_sources(row.closest),
+        sources=logged_sources(row.sources),
+        closest=logged_sources(row.closest),
         log_id=row.id,
     )
-
-
-def _sources(logged: list[dict] | None) -> list[Source]:
-    """Sources as record() logged them (asdict), back as Sources; keys a later version added are left out."""
-    fields = Source.__dataclass_fields__
-    return [Source(**{k: v for k, v in s.items() if k in fields}) for s in logged or []]

@@ -23,7 +23,7 @@ from slack_sdk.models.blocks import (
     TableBlock,
 )
 
-from bot.agent.types import Answer, Source
+from bot.agent.types import Answer, Source, logged_sources
 from bot.slack.message import is_dm_channel
 from bot.slack.mrkdwn import aligned, escape, pieces, plain, to_mrkdwn
 
@@ -31,6 +31,7 @@ SECTION_LIMIT = 3000
 BLOCK_LIMIT = 50
 FALLBACK_LIMIT = 3900
 TABLE_ROWS, TABLE_COLUMNS, TABLE_CELL_CHARS = 100, 20, 1000  # a table block's limits (cells kept short)
+HANDOVER_ANSWER_CHARS = 6000  # of the bot's answer in a hand-over: enough for any short answer, in two sections
 MESSAGE_TEXT_BUDGET = 12_000  # Slack refuses messages whose blocks hold much more (msg_blocks_too_long)
 
 
@@ -94,14 +95,17 @@ def feedback_blocks(log_id: int | None, escalate: bool = False) -> list[dict]:
             ]
         ).to_dict()
     ]
-    if escalate:
-        blocks.append(
-            ActionsBlock(
-                block_id=f"escalate:{value}",
-                elements=[ButtonElement(action_id="escalate", text="🙋 Ask a person", value=value)],
-            ).to_dict()
-        )
-    return blocks
+    return blocks + (escalate_blocks(log_id) if escalate else [])
+
+
+def escalate_blocks(log_id: int | None) -> list[dict]:
+    value = str(log_id or 0)
+    return [
+        ActionsBlock(
+            block_id=f"escalate:{value}",
+            elements=[ButtonElement(action_id="escalate", text="🙋 Ask a person", value=value)],
+        ).to_dict()
+    ]
 
 
 def share_blocks(log_id: int) -> list[dict]:
@@ -143,7 +147,7 @@ def trailer_blocks(answer: Answer, escalate: bool = False, private: bool = False
     if answer.status == "answered" and answer.answerer == "local":
         blocks.append(context(["_Extractive answer: quoted from the docs without a language model._"]))
     if answer.log_id is not None and answer.status in ("answered", "abstained"):
-        blocks += feedback_blocks(answer.log_id, escalate and not private) + (share_blocks(answer.log_id) if private else [])
+        blocks += feedback_blocks(answer.log_id, escalate) + (share_blocks(answer.log_id) if private else [])
     return blocks
 
 
@@ -156,9 +160,12 @@ def fallback_text(answer: Answer) -> str:
 
 def answer_messages(answer: Answer, notice: str | None = None, escalate: bool = False, private: bool = False) -> list[dict]:
     """One message, or several when the blocks outgrow one: each {"text", "blocks"}. escalate: offer "Ask a person";
-    private: an answer only the asker sees, offering "Share in channel" (and no "Ask a person", which posts)."""
+    private: an answer only the asker sees, offering "Share in channel" too. A failure offers "Ask a person" alone."""
     if answer.status == "error":
-        return [reason_message(answer.answer)]
+        message = reason_message(answer.answer)
+        if escalate and answer.log_id is not None:  # a person is needed most when the bot could not answer at all
+            message["blocks"] += escalate_blocks(answer.log_id)
+        return [message]
     text = fallback_text(answer)
     messages: list[dict] = []
     current: list[dict] = []
@@ -203,10 +210,19 @@ def escalation_message(row: dict, clicked_by: str | None, permalink: str | None,
     who, where, group = _id(row.get("user_id") or clicked_by), _id(row.get("channel")), _id(mention)
     head = (f"<!subteam^{group}> " if group else "") + "A question for a person" + (f" from <@{who}>" if who else "")
     head += f" in <#{where}>:" if where and not is_dm_channel(where) else " (in a direct message):"
-    said = {"answered": "The bot answered", "abstained": "The bot found nothing in the docs"}.get(row["status"], "The bot failed")
-    summary = " ".join(row.get("answer", "").split())[:300]
-    lines = [head, "> " + escape(" ".join(row["question"].split()))[:1000], f"{said}: {escape(summary)}"]
-    if permalink and permalink.startswith("https://"):
+    said = {"answered": "The bot answered:", "abstained": "The bot found nothing in the docs:"}.get(
+        row["status"], "The bot could not answer:"
+    )
+    question = "\n".join("> " + line for line in escape(row["question"].strip())[:2000].split("\n"))
+    lines = [head, question]
+    if (where and is_dm_channel(where)) or not permalink:  # a DM with the bot, or a private /ask answer: no way in
+        lines.append(f"Write to <@{who}> directly: where they asked is private to them." if who else "")
+    elif permalink.startswith("https://"):
         lines.append(f"<{escape(permalink)}|Open the thread>")
-    text = "\n".join(lines)
-    return {"text": text, "blocks": [section(text)]}
+    head_text = "\n".join(line for line in lines if line)
+    answer = to_mrkdwn(row.get("answer") or "")[:HANDOVER_ANSWER_CHARS]  # as the asker read it: lists, bold, links
+    blocks = [section(head_text), context([f"*{said}*"]), *[section(part) for part in split_text(answer)][:3]]
+    sources = [source_link(s) for s in logged_sources(row.get("sources"))]
+    if sources:
+        blocks.append(context(["*Sources*", *link_lines(sources)]))
+    return {"text": head_text, "blocks": blocks}

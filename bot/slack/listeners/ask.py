@@ -45,7 +45,7 @@ def register(app: App, slack: Slack) -> None:
                 collections=rule.collections,
                 origin=Origin("slack", team=team, channel=channel, user_id=user, visibility="private"),
             )
-            messages = answer_messages(answer, private=True)
+            messages = answer_messages(answer, private=True, escalate=bool(rule.escalate_to))
         except Exception:
             log.exception("/ask failed in %s", channel)
             messages = [reason_message("Sorry, something went wrong while I was answering.")]
