@@ -16,8 +16,9 @@ from sqlalchemy import create_engine, insert, select
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from bot.slack.access import Access
-from bot.slack.answering import LOST, TROUBLE, Slack, recover
+from bot.slack.answering import LOST, TROUBLE, recover
 from bot.slack.claims import Job, claims
+from bot.slack.context import Slack
 from kb.clock import now
 from tests.conftest import ON_POSTGRES, settings_for_claude
 from tests.fakes.anthropic import auto_agent

@@ -1,6 +1,6 @@
 """Prompts and thread titles fit what Slack shows: short, on one line, never cut mid-word."""
 
-from bot.slack.answering import TITLE_CHARS, thread_title
+from bot.slack.progress import TITLE_CHARS, thread_title
 from bot.slack.prompts import MAX_PROMPTS, as_prompts
 from bot.slack.prompts import TITLE_CHARS as PROMPT_CHARS
 

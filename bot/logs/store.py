@@ -197,3 +197,12 @@ def logged_answer(engine: Engine, question_id: int, user_id: str | None, team: s
         closest=logged_sources(row.closest),
         log_id=row.id,
     )
+
+
+def answered_in_thread(engine: Engine, channel: str, thread_ts: str) -> bool:
+    """Did the bot answer a question in this thread? (Asked of every thread reply in the channels it is in.)"""
+    with engine.connect() as conn:
+        found = conn.execute(
+            select(questions.c.id).where(questions.c.channel == channel, questions.c.thread_ts == thread_ts).limit(1)
+        ).first()
+    return found is not None

@@ -3,31 +3,25 @@
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from dataclasses import replace
 
 import tenacity
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
+from bot.agent.types import Answer
 from bot.database import retrying
-from bot.logs.models import questions
 from bot.logs.store import Origin
 from bot.metrics import CLAIMS, SLACK_ERRORS
-from bot.runtime import Runtime
-from bot.slack.access import Access
 from bot.slack.claims import Job, claim, keys_for, mark_answered, note_stream, orphans, reclaim, take_over
+from bot.slack.context import Slack
 from bot.slack.message import SlackMessage, without_mention
-from bot.slack.mrkdwn import escape, one_line
+from bot.slack.progress import showing_progress
 from bot.slack.render import answer_messages, plain_message, reason_message
 from bot.slack.streaming import SlackStream
-from bot.slack.visibility import ChannelVisibility
 from kb.clock import as_utc, now
 from kb.errors import IndexUnavailable
 
@@ -41,74 +35,6 @@ TROUBLE = "I'm having trouble reaching my database right now. I'll answer here a
 LOST = "Sorry, I was restarted while answering this and it is now too old to pick up. Please ask again."
 READING = "I'm reading the docs for the first time{progress}, I'll answer here in a moment."
 NOT_READ = "I couldn't finish reading the docs, so I can't answer yet. The bot's owner can see why in the logs."
-WORKING = "is searching the docs…"
-LOADING = ("Searching the docs…", "Reading the passages I found…", "Checking every quote against its source…")
-TITLE_CHARS = 80
-
-
-class InFlight:
-    """How many answers are being made right now, so a stopping process can wait for them."""
-
-    def __init__(self) -> None:
-        self._count = 0
-        self._idle = threading.Condition()
-
-    @contextmanager
-    def track(self):
-        with self._idle:
-            self._count += 1
-        try:
-            yield
-        finally:
-            with self._idle:
-                self._count -= 1
-                self._idle.notify_all()
-
-    def wait_idle(self, timeout: float) -> bool:
-        with self._idle:
-            return self._idle.wait_for(lambda: self._count == 0, timeout)
-
-
-@dataclass
-class Slack:
-    """What every listener needs."""
-
-    runtime: Runtime
-    access: Access
-    max_chars: int = 2000
-    answer_bots: bool = False
-    lease: timedelta = timedelta(seconds=30)  # how long a claim holds without its owner renewing it
-    recovery_horizon: timedelta = timedelta(hours=1)  # older orphaned questions get an apology, not an answer
-    db_retry_s: float = 10.0  # how long a write on the answer path retries a busy or unreachable database
-    streaming: bool = True  # Claude's answers are streamed into the thread as they are verified
-    suggested_prompts: tuple[str, ...] = ()  # the team's own prompts for the agent view (empty: built from the logs)
-    name: str = "supportbot"  # the bot's name in the workspace (auth.test), for the hints
-    in_flight: InFlight = field(default_factory=InFlight)
-    visibility: ChannelVisibility = field(default_factory=ChannelVisibility)
-    submit: Callable[[Callable[[], None]], object] | None = None  # the answer workers; None: answer right here
-    stopping: threading.Event = field(default_factory=threading.Event)
-    _held: list[tuple[Job, list[str], bool]] = field(default_factory=list)
-    _held_lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def hold(self, job: Job, keys: list[str], claimed: bool = False) -> None:
-        """Keep a question to answer once the database is back; claimed: this process had claimed it already."""
-        with self._held_lock:
-            self._held.append((job, keys, claimed))
-
-    def take_held(self) -> list[tuple[Job, list[str], bool]]:
-        with self._held_lock:
-            held, self._held = self._held, []
-        return held
-
-
-def bot_answered_in(slack: Slack, channel: str, thread_ts: str) -> bool:
-    with slack.runtime.engine.connect() as conn:
-        return (
-            conn.execute(
-                select(questions.c.id).where(questions.c.channel == channel, questions.c.thread_ts == thread_ts).limit(1)
-            ).first()
-            is not None
-        )
 
 
 def thread_history(client: WebClient, channel: str, root: str, current_ts: str, bot_user_id: str | None) -> list[tuple[str, str]]:
@@ -215,81 +141,32 @@ def post_once(client: WebClient, job: Job, message: dict) -> None:
 def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> None:
     """Answer a claimed message in its thread; whatever happens, say something and mark it answered."""
     post = lambda message: post_once(client, job, message)
-    working = answered = False
+    answered = False
     with slack.in_flight.track():
         try:
-            text = job.text
+            text, notice = readable(slack, job)
             if not text:
-                post(plain_message(TEXT_ONLY if job.has_files else USAGE.format(name=slack.name)))
+                post(plain_message(notice))
                 mark_answered(slack.runtime.engine, keys)
                 return
-            notice = None
-            if len(text) > slack.max_chars:
-                text = text[: slack.max_chars]
-                notice = f"Your message was long, so I read only its first {slack.max_chars:,} characters."
             if not wait_for_index(slack, post):
                 if not slack.stopping.is_set():  # stopping: the claim is released, and another process answers
                     post(reason_message(NOT_READ))
                     mark_answered(slack.runtime.engine, keys)
                 return
-            working = True
-            _quietly(client.reactions_add, channel=job.channel, timestamp=job.ts, name="eyes")
-            if job.is_dm and job.root == job.ts:  # a new conversation in the agent view: name it by its question
-                _quietly(client.assistant_threads_setTitle, channel_id=job.channel, thread_ts=job.root, title=thread_title(text))
-            _quietly(
-                client.assistant_threads_setStatus,
-                channel_id=job.channel,
-                thread_ts=job.root,
-                status=WORKING,
-                loading_messages=list(LOADING),
-            )
-            history = thread_history(client, job.channel, job.root, job.ts, job.bot_user_id) if job.root != job.ts else []
-            rule = slack.access.rule(job.channel, job.is_dm)
-            origin = Origin(
-                "slack",
-                team=job.team,
-                channel=job.channel,
-                user_id=job.user,
-                thread_ts=job.root,
-                message_ts=job.ts,
-                visibility=slack.visibility.of(client, job.channel, job.channel_type, job.is_dm),
-            )
-            started = lambda ts: _quietly_db(note_stream, slack.runtime.engine, replace(job, stream_ts=ts))
-            streams = slack.streaming and slack.runtime.agent.claude and not job.stream_ts  # a taken-over half: replaced
-            stream = SlackStream(client, job, on_start=started) if streams else None
-            answer = slack.runtime.ask(
-                text,
-                history,
-                collections=rule.collections,
-                origin=origin,
-                on_text=stream.append if stream else None,
-                on_call=lambda call: _show_progress(client, job, call),
-            )
-            if not (stream and stream.finish(answer, notice, escalate=bool(rule.escalate_to))):
-                messages = answer_messages(answer, notice, escalate=bool(rule.escalate_to))
-                if job.stream_ts:  # a process that died mid-stream left a half answer: it becomes the whole one
-                    messages = replace_half_answer(client, job, messages)
-                for message in messages:
-                    post(message)
+            escalate = bool(slack.access.rule(job.channel, job.is_dm).escalate_to)
+            with showing_progress(client, job, text) as on_call:
+                stream = _stream_for(slack, client, job)
+                answer = ask(slack, client, job, text, on_text=stream.append if stream else None, on_call=on_call)
+                if not (stream and stream.finish(answer, notice, escalate=escalate)):
+                    messages = answer_messages(answer, notice, escalate=escalate)
+                    if job.stream_ts:  # a process that died mid-stream left a half answer: it becomes the whole one
+                        messages = replace_half_answer(client, job, messages)
+                    for message in messages:
+                        post(message)
             answered = True
             retrying(slack.db_retry_s)(mark_answered, slack.runtime.engine, keys)
-            log.info(
-                "%s %s/%s in %.0f ms (log %s)",
-                answer.status,
-                job.channel,
-                job.ts,
-                answer.latency_ms,
-                answer.log_id,
-                extra={
-                    "event": "answered",
-                    "status": answer.status,
-                    "answerer": answer.answerer,
-                    "log_id": answer.log_id,
-                    "channel": job.channel,
-                    "ts": job.ts,
-                    "latency_ms": round(answer.latency_ms),
-                },
-            )
+            log_answered(job, answer)
         except (IndexUnavailable, OperationalError) as e:  # the database went away mid-answer: say so, answer later
             if answered:  # the answer is in the thread: only its bookkeeping failed
                 log.exception("answered %s/%s, but could not record it", job.channel, job.ts)
@@ -307,10 +184,62 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
                 mark_answered(slack.runtime.engine, keys)
             except Exception:
                 log.exception("could not even post the failure reason to %s", job.channel)
-        finally:
-            if working:
-                _quietly(client.reactions_remove, channel=job.channel, timestamp=job.ts, name="eyes")
-                _quietly(client.assistant_threads_setStatus, channel_id=job.channel, thread_ts=job.root, status="")
+
+
+def readable(slack: Slack, job: Job) -> tuple[str, str | None]:
+    """The question as it will be read, and a notice for the asker: (text, why it was cut), or ("", the hint) for
+    a message with no text."""
+    if not job.text:
+        return "", TEXT_ONLY if job.has_files else USAGE.format(name=slack.name)
+    if len(job.text) > slack.max_chars:
+        return job.text[: slack.max_chars], f"Your message was long, so I read only its first {slack.max_chars:,} characters."
+    return job.text, None
+
+
+def ask(slack: Slack, client: WebClient, job: Job, text: str, **callbacks) -> Answer:
+    """The runtime's answer to the question, with the thread's earlier messages and the channel's collections."""
+    history = thread_history(client, job.channel, job.root, job.ts, job.bot_user_id) if job.root != job.ts else []
+    origin = Origin(
+        "slack",
+        team=job.team,
+        channel=job.channel,
+        user_id=job.user,
+        thread_ts=job.root,
+        message_ts=job.ts,
+        visibility=slack.visibility.of(client, job.channel, job.channel_type, job.is_dm),
+    )
+    collections = slack.access.rule(job.channel, job.is_dm).collections
+    return slack.runtime.ask(text, history, collections=collections, origin=origin, **callbacks)
+
+
+def _stream_for(slack: Slack, client: WebClient, job: Job) -> SlackStream | None:
+    """A stream into the thread for Claude's answers (a taken-over half answer is replaced instead)."""
+    if not (slack.streaming and slack.runtime.agent.claude and not job.stream_ts):
+        return None
+    return SlackStream(
+        client, job, on_start=lambda ts: _quietly_db(note_stream, slack.runtime.engine, replace(job, stream_ts=ts))
+    )
+
+
+def log_answered(job: Job, answer: Answer) -> None:
+    """The line an operator reads for every answer (kept at INFO whatever LOG_LEVEL says: it has an event)."""
+    log.info(
+        "%s %s/%s in %.0f ms (log %s)",
+        answer.status,
+        job.channel,
+        job.ts,
+        answer.latency_ms,
+        answer.log_id,
+        extra={
+            "event": "answered",
+            "status": answer.status,
+            "answerer": answer.answerer,
+            "log_id": answer.log_id,
+            "channel": job.channel,
+            "ts": job.ts,
+            "latency_ms": round(answer.latency_ms),
+        },
+    )
 
 
 def replace_half_answer(client: WebClient, job: Job, messages: list[dict]) -> list[dict]:
@@ -380,31 +309,3 @@ def recover(slack: Slack, client: WebClient) -> int:
             _work(slack, lambda job=job, key=key: answer_job(slack, client, job, [key]))
         done += 1
     return done
-
-
-def progress_status(call) -> str | None:
-    """What the loading status says while a tool runs: the search in its own words."""
-    query = " ".join(str(call.input.get("query") or "").split())
-    if call.name == "search_docs" and query:
-        return f"is searching the docs for “{escape(query[:60])}{'…' if len(query) > 60 else ''}”…"
-    return None
-
-
-def _show_progress(client: WebClient, job: Job, call) -> None:
-    status = progress_status(call)
-    if status:
-        _quietly(client.assistant_threads_setStatus, channel_id=job.channel, thread_ts=job.root, status=status)
-
-
-def thread_title(question: str) -> str:
-    return one_line(question, TITLE_CHARS)
-
-
-def _quietly(method, **kwargs) -> None:
-    """Progress signals are nice to have: their failure must not stop the answer."""
-    try:
-        method(**kwargs)
-    except SlackApiError as e:
-        name = getattr(method, "__name__", "slack call")
-        SLACK_ERRORS.labels(name).inc()
-        log.info("%s failed: %s", name, e.response.get("error"))

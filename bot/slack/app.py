@@ -31,8 +31,9 @@ from bot.runtime import Runtime
 from bot.scheduler import stop_children
 from bot.settings import Settings
 from bot.slack.access import Access
-from bot.slack.answering import Slack, answer_held, recover
+from bot.slack.answering import answer_held, recover
 from bot.slack.claims import release, renew
+from bot.slack.context import Slack
 from bot.slack.listeners import register_all
 from kb.errors import SupportbotError
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from slack_bolt import App
 
-from bot.slack.answering import Slack
+from bot.slack.context import Slack
 from bot.slack.listeners import ask, escalation, feedback, home, mentions, messages
 
 

@@ -10,8 +10,9 @@ from slack_bolt import App
 from slack_sdk.errors import SlackApiError
 
 from bot.logs.store import Origin, logged_answer
-from bot.slack.answering import NOT_READ, Slack, wait_for_index
+from bot.slack.answering import NOT_READ, wait_for_index
 from bot.slack.claims import claim, forget, mark_answered
+from bot.slack.context import Slack
 from bot.slack.message import is_dm_channel
 from bot.slack.mrkdwn import escape
 from bot.slack.render import answer_messages, plain_message, reason_message, shared_message

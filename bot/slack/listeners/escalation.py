@@ -11,7 +11,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.logs.store import escalate, unescalate
 from bot.metrics import ESCALATIONS
-from bot.slack.answering import Slack
+from bot.slack.context import Slack
 from bot.slack.message import is_dm_channel
 from bot.slack.render import escalation_message, section
 

@@ -13,7 +13,7 @@ from slack_sdk.models.views import View
 from bot.database import retrying
 from bot.logs.store import record_feedback, record_reason
 from bot.metrics import FEEDBACK
-from bot.slack.answering import Slack
+from bot.slack.context import Slack
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import logging
 from slack_bolt import App
 from slack_sdk.errors import SlackApiError
 
-from bot.slack.answering import Slack
+from bot.slack.context import Slack
 from bot.slack.home import home_facts, home_view
 from bot.slack.prompts import PROMPTS_TITLE, suggested_prompts
 

@@ -6,7 +6,8 @@ import logging
 
 from slack_bolt import App
 
-from bot.slack.answering import Slack, answer_message
+from bot.slack.answering import answer_message
+from bot.slack.context import Slack
 from bot.slack.message import SlackMessage
 
 log = logging.getLogger(__name__)

@@ -13,8 +13,10 @@ from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.slack.answering import FOLLOW_UP, Slack, answer_message, bot_answered_in
+from bot.logs.store import answered_in_thread
+from bot.slack.answering import FOLLOW_UP, answer_message
 from bot.slack.claims import claim, mark_answered
+from bot.slack.context import Slack
 from bot.slack.message import SlackMessage
 from bot.slack.render import plain_message
 
@@ -41,7 +43,7 @@ def why_not_follow_up(slack: Slack, msg: SlackMessage) -> str | None:
     """A channel message is answered only as a follow-up in a thread the bot answered, where the channel allows it."""
     if msg.mentions_bot:
         return "its app_mention twin answers it"
-    if not (msg.in_thread and bot_answered_in(slack, msg.channel, msg.root)):
+    if not (msg.in_thread and answered_in_thread(slack.runtime.engine, msg.channel, msg.root)):
         return "not addressed to the bot"
     if not slack.access.rule(msg.channel, is_dm=False).follow_ups:
         return HINT
