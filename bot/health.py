@@ -13,13 +13,12 @@ import threading
 from collections.abc import Callable
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from sqlalchemy import func, select
 
 from bot.database import first_line
 from bot.metrics import INDEX_CHUNKS, INDEX_VERSION, REGISTRY
 from bot.runtime import Runtime
 from kb.database import sqlite_path
-from kb.models import chunks
+from kb.state import chunk_count
 
 PATHS = ("/healthz", "/readyz", "/metrics")
 MIN_FREE_BYTES = 64 * 2**20  # below this a SQLite database's disk is about to refuse the answer log's writes
@@ -83,7 +82,7 @@ class Health:
     def _count_chunks(self) -> int:
         """The index's size, read from the database (which this also proves reachable); kept as the gauge."""
         with self.runtime.engine.connect() as conn:
-            n_chunks = conn.execute(select(func.count()).select_from(chunks)).scalar_one()
+            n_chunks = chunk_count(conn)
         INDEX_CHUNKS.set(n_chunks)
         return n_chunks
 

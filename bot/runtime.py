@@ -8,13 +8,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine
 
 from bot.agent.types import Answer, Limits
 from bot.database import open_database, retrying
 from bot.logs.store import Origin, record
 from bot.settings import Settings
-from kb.models import chunks
+from kb.state import chunk_count
 
 if TYPE_CHECKING:  # the heavy parts (the Anthropic SDK, numpy, the embedder) load when first used, not per command
     from bot.agent.answer import Agent
@@ -35,7 +35,7 @@ class Runtime:
 
     def committed_version(self) -> int:
         """The newest index a sync has committed (0: none yet)."""
-        from kb.sync import index_version
+        from kb.state import index_version
 
         with self.engine.connect() as conn:
             return index_version(conn)
@@ -210,7 +210,7 @@ class Runtime:
 
     def index_is_empty(self) -> bool:
         with self.engine.connect() as conn:
-            return not conn.execute(select(func.count()).select_from(chunks)).scalar_one()
+            return not chunk_count(conn)
 
     def ensure_index(
         self, docs_dir: Path | None, progress: Progress | None = None, announce: Callable[[SyncReport], None] | None = None

@@ -42,10 +42,10 @@ from kb.encoder import RELATED
 from kb.errors import IndexUnavailable
 from kb.index import BM25Index
 from kb.links import chunk_url, page_url, source_url
-from kb.models import chunks, documents, sync_runs
+from kb.models import chunks, documents
 from kb.ranking import DEPTH, PAGE_BONUS, rank_pages, rrf, top
 from kb.rerank import ENCODER_POOL, RERANK_PAGES, EncodedRows
-from kb.sync import index_version
+from kb.state import index_version, synced_commit
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
 from kb.vocabulary import Vocabulary
 
@@ -454,12 +454,7 @@ class Searcher:
         version = self.loaded_version
         if self._commit[0] != version:
             with self.engine.connect() as conn:
-                commit = conn.execute(
-                    select(sync_runs.c.source_commit)
-                    .where(sync_runs.c.status == "ok", sync_runs.c.index_version == version)
-                    .order_by(sync_runs.c.id.desc())
-                    .limit(1)
-                ).scalar()
+                commit = synced_commit(conn, version)
             self._commit = (version, commit)
         return self._commit[1]
 

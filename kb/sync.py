@@ -31,6 +31,7 @@ from kb.loaders import LOADERS_VERSION
 from kb.models import chunks, documents, index_state, sync_runs
 from kb.prepare import PreparedDocument, prepare
 from kb.scan import DEFAULT_MAX_FILE_BYTES, Problem, SourceFile, scan
+from kb.state import index_version
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
 from kb.twins import drop_format_twins
 from kb.vocabulary import Vocabulary
@@ -94,10 +95,6 @@ class SyncReport:
             "stale_answers": self.stale_answers,
             "encoding": self.encoding.as_dict() if self.encoding else None,
         }
-
-
-def index_version(conn: Connection) -> int:
-    return conn.execute(select(index_state.c.version).where(index_state.c.id == 1)).scalar() or 0
 
 
 def sync(

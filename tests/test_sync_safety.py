@@ -13,7 +13,8 @@ from sqlalchemy import func, select
 from bench.corpus import write_docs
 from kb.models import documents, sync_runs
 from kb.search import Searcher
-from kb.sync import SyncBusy, index_version, sync, sync_lock_held, sync_transaction
+from kb.state import index_version
+from kb.sync import SyncBusy, sync, sync_lock_held, sync_transaction
 from tests.conftest import REPO, run_cli
 
 

@@ -13,7 +13,7 @@ from bot.agent.types import STATUSES
 from bot.logs.models import feedback, questions
 from bot.logs.report import Gap, gaps, sync_history
 from kb.clock import now
-from kb.models import chunks, index_state
+from kb.state import chunk_count, index_version
 
 LATENCY_SAMPLE = 10_000  # median and p95 of the newest answers in the window, at most this many
 GAPS_SAMPLE = 1_000  # top gaps among the newest unanswered questions (the Gaps page reads 5,000)
@@ -87,8 +87,8 @@ def overview(engine: Engine, days: int = 30, weeks: int = 8) -> Overview:
             .limit(5)
         ).mappings()
         recent_not_helpful = [dict(r) for r in unhelpful]
-        n_chunks = conn.execute(select(func.count()).select_from(chunks)).scalar_one()
-        version = conn.execute(select(index_state.c.version)).scalar()
+        n_chunks = chunk_count(conn)
+        version = index_version(conn)
 
     labels = [(first + timedelta(days=i)).isoformat() for i in range(span)]
     shown = labels[-days:]

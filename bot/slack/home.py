@@ -10,7 +10,8 @@ from sqlalchemy import Engine, func, select
 from bot.logs.models import questions
 from bot.slack.access import ChannelRule
 from bot.slack.mrkdwn import escape
-from kb.models import chunks, documents, sync_runs
+from kb.models import documents, sync_runs
+from kb.state import chunk_count
 
 STATUS_WORDS = {"answered": "answered", "abstained": "not in the docs", "error": "failed", "budget_exhausted": "ran out of steps"}
 
@@ -18,7 +19,7 @@ STATUS_WORDS = {"answered": "answered", "abstained": "not in the docs", "error":
 def home_facts(engine: Engine, user_id: str, limit: int = 5) -> dict:
     with engine.connect() as conn:
         pages = dict(conn.execute(select(documents.c.collection, func.count()).group_by(documents.c.collection)).all())
-        n_chunks = conn.execute(select(func.count()).select_from(chunks)).scalar_one()
+        n_chunks = chunk_count(conn)
         last = conn.execute(
             select(sync_runs.c.finished_at, sync_runs.c.status)
             .where(sync_runs.c.finished_at.is_not(None))
