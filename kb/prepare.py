@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 from kb.chunking import Chunk, chunk_document, index_text
 from kb.documents import Document, LoadError
 from kb.loaders import loader_for
-from kb.scan import Problem, SourceFile
+from kb.scan import DocProblem, SourceFile
 from kb.screening import speaks_to_assistant
 from kb.tokens import Tokenizer
 from kb.vocabulary import Vocabulary
@@ -39,8 +39,8 @@ def decode(content: bytes) -> tuple[str, str | None]:
         return content.decode("utf-8-sig", errors="replace"), f"bytes that are not UTF-8 replaced (first at offset {e.start})"
 
 
-def prepare(source: SourceFile, tokenizer: Tokenizer, vocabulary: Vocabulary) -> tuple[PreparedDocument | None, list[Problem]]:
-    problems: list[Problem] = []
+def prepare(source: SourceFile, tokenizer: Tokenizer, vocabulary: Vocabulary) -> tuple[PreparedDocument | None, list[DocProblem]]:
+    problems: list[DocProblem] = []
     suffix = PurePosixPath(source.path).suffix
     loader = loader_for(suffix)
     try:
@@ -48,25 +48,25 @@ def prepare(source: SourceFile, tokenizer: Tokenizer, vocabulary: Vocabulary) ->
             raise LoadError(f"unsupported file type '{suffix}'")
         text, repair = decode(source.content)
         if repair:
-            problems.append(Problem(source.path, repair, "repaired"))
+            problems.append(DocProblem(source.path, repair, "repaired"))
         if not text.strip():
             raise LoadError("empty file")
         document = loader(text, PurePosixPath(source.path).stem)
     except LoadError as e:
-        return None, [*problems, Problem(source.path, str(e), "skipped")]
+        return None, [*problems, DocProblem(source.path, str(e), "skipped")]
     except RecursionError:
-        return None, [*problems, Problem(source.path, "document is nested too deeply to parse", "skipped")]
+        return None, [*problems, DocProblem(source.path, "document is nested too deeply to parse", "skipped")]
     except Exception as e:  # a parser's own failure on a strange file: skip the file, never abort the sync
-        return None, [*problems, Problem(source.path, f"cannot be parsed: {type(e).__name__}: {e}"[:300], "skipped")]
-    problems += [Problem(source.path, w, "repaired") for w in document.warnings]
+        return None, [*problems, DocProblem(source.path, f"cannot be parsed: {type(e).__name__}: {e}"[:300], "skipped")]
+    problems += [DocProblem(source.path, w, "repaired") for w in document.warnings]
     chunks = chunk_document(document)
     if not chunks:
-        return None, [*problems, Problem(source.path, "no text to index", "skipped")]
+        return None, [*problems, DocProblem(source.path, "no text to index", "skipped")]
     for section in document.sections:
         for line in section.lines:
             if speaks_to_assistant(line.text):
                 quote = line.text if len(line.text) <= 80 else line.text[:77] + "..."
-                problems.append(Problem(source.path, f"line {line.number} speaks to the assistant: {quote!r}", "flagged"))
+                problems.append(DocProblem(source.path, f"line {line.number} speaks to the assistant: {quote!r}", "flagged"))
     prepared = []
     for chunk in chunks:
         counts, length = tokenizer.counts(index_text(document.title, chunk))

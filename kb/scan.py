@@ -15,7 +15,9 @@ DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
 
 
 @dataclass(frozen=True)
-class Problem:
+class DocProblem:
+    """A docs file a sync skipped, repaired, kept at its last good version or flagged, and why."""
+
     path: str
     reason: str
     action: str  # "skipped", "repaired", "kept previous version", "flagged"
@@ -54,7 +56,7 @@ def collection_of(path: str) -> str:
 
 def scan(
     root: Path, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, within: Path | None = None
-) -> tuple[list[SourceFile], list[Problem]]:
+) -> tuple[list[SourceFile], list[DocProblem]]:
     """within: the folder the root must resolve inside (a git checkout); None trusts the root as given."""
     root = Path(root)
     if within is not None and not root.resolve().is_relative_to(Path(within).resolve()):
@@ -63,7 +65,7 @@ def scan(
         raise DocsFolderMissing(f"docs folder not found: {root} (set DOCS_DIR or pass --docs)")
     real_root = root.resolve()
     files: list[SourceFile] = []
-    problems: list[Problem] = []
+    problems: list[DocProblem] = []
 
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
@@ -71,9 +73,9 @@ def scan(
         for d in sorted(dirnames):
             rel = _rel(here / d, root)
             if d.startswith("."):
-                problems.append(Problem(rel + "/", "hidden folder", "skipped"))
+                problems.append(DocProblem(rel + "/", "hidden folder", "skipped"))
             elif (here / d).is_symlink():
-                problems.append(Problem(rel + "/", "symlinked folder is not followed", "skipped"))
+                problems.append(DocProblem(rel + "/", "symlinked folder is not followed", "skipped"))
             else:
                 kept.append(d)
         dirnames[:] = kept
@@ -82,38 +84,38 @@ def scan(
             full = here / name
             rel = _rel(full, root)
             if not _printable(rel):
-                problems.append(Problem(_printable_form(rel), "file name is not valid UTF-8", "skipped"))
+                problems.append(DocProblem(_printable_form(rel), "file name is not valid UTF-8", "skipped"))
                 continue
             if name.startswith("."):
-                problems.append(Problem(rel, "hidden file", "skipped"))
+                problems.append(DocProblem(rel, "hidden file", "skipped"))
                 continue
             if loader_for(full.suffix) is None:
-                problems.append(Problem(rel, f"unsupported file type '{full.suffix or name}'", "skipped"))
+                problems.append(DocProblem(rel, f"unsupported file type '{full.suffix or name}'", "skipped"))
                 continue
             try:
                 if full.is_symlink():
                     target = full.resolve(strict=True)
                     if not target.is_relative_to(real_root):
-                        problems.append(Problem(rel, "symlink leads outside the docs folder", "skipped"))
+                        problems.append(DocProblem(rel, "symlink leads outside the docs folder", "skipped"))
                         continue
                 info = full.stat()
                 if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read forever; a device never ends
-                    problems.append(Problem(rel, "not a regular file", "skipped"))
+                    problems.append(DocProblem(rel, "not a regular file", "skipped"))
                     continue
                 if info.st_size > max_file_bytes:
                     problems.append(
-                        Problem(rel, f"file is {info.st_size:,} bytes, over the {max_file_bytes:,}-byte cap", "skipped")
+                        DocProblem(rel, f"file is {info.st_size:,} bytes, over the {max_file_bytes:,}-byte cap", "skipped")
                     )
                     continue
                 content = full.read_bytes()
             except FileNotFoundError:
-                problems.append(Problem(rel, "broken symlink" if full.is_symlink() else "vanished while reading", "skipped"))
+                problems.append(DocProblem(rel, "broken symlink" if full.is_symlink() else "vanished while reading", "skipped"))
                 continue
             except RuntimeError:  # Path.resolve on a symlink loop
-                problems.append(Problem(rel, "symlink loop", "skipped"))
+                problems.append(DocProblem(rel, "symlink loop", "skipped"))
                 continue
             except OSError as e:
-                problems.append(Problem(rel, f"cannot be read: {e.strerror or e}", "skipped"))
+                problems.append(DocProblem(rel, f"cannot be read: {e.strerror or e}", "skipped"))
                 continue
             digest = hashlib.sha256(content).hexdigest()
             files.append(SourceFile(rel, collection_of(rel), content, digest))

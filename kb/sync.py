@@ -30,7 +30,7 @@ from kb.errors import SupportbotError
 from kb.loaders import LOADERS_VERSION
 from kb.models import chunks, documents, index_state, sync_runs
 from kb.prepare import PreparedDocument, prepare
-from kb.scan import DEFAULT_MAX_FILE_BYTES, Problem, SourceFile, scan
+from kb.scan import DEFAULT_MAX_FILE_BYTES, DocProblem, SourceFile, scan
 from kb.state import index_version
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
 from kb.twins import drop_format_twins
@@ -56,7 +56,7 @@ class SyncReport:
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
     embedded: int = 0
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[DocProblem] = field(default_factory=list)
     chunks: int = 0
     index_version: int = 0
     seconds: float = 0.0
@@ -69,7 +69,7 @@ class SyncReport:
         return len({p.path for p in self.problems if p.action in ("skipped", "kept previous version")})
 
     @property
-    def new_problems(self) -> list[Problem]:
+    def new_problems(self) -> list[DocProblem]:
         return [p for p in self.problems if p.new]
 
     @property
@@ -118,7 +118,9 @@ def sync(
     started = time.perf_counter()
     docs_dir = Path(docs_dir)
     files, problems = scan(docs_dir, max_file_bytes, within)  # raises before anything is recorded
-    problems += [Problem(p, f"over the {max_file_bytes:,}-byte cap: left out of the git checkout", "skipped") for p in left_out]
+    problems += [
+        DocProblem(p, f"over the {max_file_bytes:,}-byte cap: left out of the git checkout", "skipped") for p in left_out
+    ]
     unreadable = {p.path for p in problems}  # on disk but not read this time: an indexed one keeps its last version
     files, twins = drop_format_twins(files)
     problems += twins
@@ -127,7 +129,7 @@ def sync(
         embedder = resolve_embedder(embedder)
     except EmbedderUnavailable as e:
         embedder = None
-        report.problems.append(Problem("(embedding model)", f"{e}; indexed for BM25 search only", "skipped"))
+        report.problems.append(DocProblem("(embedding model)", f"{e}; indexed for BM25 search only", "skipped"))
     report.run_id = _start_run(engine, report, lock_timeout_s)
     try:
         with sync_transaction(engine, lock_timeout_s) as conn:
@@ -186,7 +188,7 @@ def _apply(
     seen = {f.path for f in files}
     for path in sorted(unreadable & existing.keys()):
         seen.add(path)
-        report.problems.append(Problem(path, "the last good version is still served", "kept previous version"))
+        report.problems.append(DocProblem(path, "the last good version is still served", "kept previous version"))
     analyzer = f"{tokenizer.name} loaders-{LOADERS_VERSION}"
     reindex = conn.execute(select(index_state.c.analyzer).where(index_state.c.id == 1)).scalar() != analyzer
     todo = [f for f in files if reindex or f.path not in existing or existing[f.path].content_hash != f.content_hash]
@@ -200,7 +202,7 @@ def _apply(
         old = existing.get(source.path)
         if prepared is None:
             if old is not None:  # keep serving what the file said before it broke
-                report.problems.append(Problem(source.path, "the last good version is still served", "kept previous version"))
+                report.problems.append(DocProblem(source.path, "the last good version is still served", "kept previous version"))
         elif old is None:
             _insert_document(conn, prepared, embedder)
             report.added.append(source.path)
@@ -294,7 +296,7 @@ def _embed_missing(conn: Connection, embedder: Embedder, batch: int = 2000) -> i
     return len(ids)
 
 
-def _mark_known(conn: Connection, problems: list[Problem]) -> list[Problem]:
+def _mark_known(conn: Connection, problems: list[DocProblem]) -> list[DocProblem]:
     """Each problem flagged new, or known: reported the same by the last successful sync. A folder with a
     standing list of skipped files then reports what changed, not the whole list every interval."""
     last = conn.execute(

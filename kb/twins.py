@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 
 from kb.loaders import LOADERS, loader_for
 from kb.prepare import decode
-from kb.scan import Problem, SourceFile
+from kb.scan import DocProblem, SourceFile
 
 SAME_TEXT = 0.8  # Jaccard similarity of the two pages' word sets at which they are one page
 PREFERENCE = list(LOADERS)  # the source formats come before the rendered ones (.html last)
@@ -32,13 +32,13 @@ def _words(source: SourceFile) -> set[str] | None:
     return set(re.findall(r"\w+", text.lower()))
 
 
-def drop_format_twins(files: list[SourceFile]) -> tuple[list[SourceFile], list[Problem]]:
+def drop_format_twins(files: list[SourceFile]) -> tuple[list[SourceFile], list[DocProblem]]:
     """The files without rendered copies of another file here, and a problem naming each copy skipped."""
     groups: dict[tuple[str, str], list[SourceFile]] = defaultdict(list)
     for f in files:
         path = PurePosixPath(f.path)
         groups[(str(path.parent), path.stem)].append(f)
-    skipped: dict[str, Problem] = {}
+    skipped: dict[str, DocProblem] = {}
     for group in groups.values():
         if len(group) < 2:
             continue
@@ -50,5 +50,5 @@ def drop_format_twins(files: list[SourceFile]) -> tuple[list[SourceFile], list[P
             if twin is None:
                 kept.append((f, words or set()))
             else:
-                skipped[f.path] = Problem(f.path, f"the same page as {twin.path} in another format", "skipped")
+                skipped[f.path] = DocProblem(f.path, f"the same page as {twin.path} in another format", "skipped")
     return [f for f in files if f.path not in skipped], list(skipped.values())
