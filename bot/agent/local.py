@@ -17,7 +17,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
+from collections.abc import Iterator
+from typing import NamedTuple
 
+from bot.agent.evidence import Passage
 from bot.agent.loop import Draft, Reply
 from bot.agent.tools import CALCULATOR, SEARCH_DOCS, Toolbox, ToolCall, ToolResult
 from bot.agent.types import Citation, Segment
@@ -163,6 +166,18 @@ def names_in(line: str, question: str) -> list[str]:
 _SURFACE = Tokenizer(stem=None)  # words as written, stopwords dropped
 
 
+class Candidate(NamedTuple):
+    """A quotable line of a passage read, scored for how well it answers the question."""
+
+    score: float
+    passage: Passage
+    i: int  # the line's index in passage.blocks
+
+    @property
+    def text(self) -> str:
+        return self.passage.blocks[self.i]
+
+
 def _has_amount(text: str) -> bool:
     """A number in the line's text, not just its list numbering."""
     return any(ch.isdigit() for ch in re.sub(r"^\s*(\d+[.)]|[-*])\s+", "", text))
@@ -306,7 +321,7 @@ class LocalAnswerer:
                 break
             yield from self._lines(p, relevance)
 
-    def _lines(self, p, relevance: float):
+    def _lines(self, p: Passage, relevance: float) -> Iterator[Candidate]:
         """A passage's quotable lines, scored by how much of the question each covers."""
         heading_words = self._words(p.title)
         for i, text in enumerate(p.blocks):
@@ -315,7 +330,7 @@ class LocalAnswerer:
             bonus = NUMBER_BONUS if self.wants_number and _has_amount(text) else 0.0
             header = header_of(p.blocks, i)
             words = self._words(text if header is None else f"{text} {p.blocks[header]}")  # a cell means what its column says
-            yield self._coverage(words, heading_words) + 0.5 * relevance + bonus, p, i
+            yield Candidate(self._coverage(words, heading_words) + 0.5 * relevance + bonus, p, i)
 
     def _followed(self, p, i: int):
         """The best line of each passage read whose page this line links to ("covered in [Compatibility](...)")."""
@@ -330,7 +345,7 @@ class LocalAnswerer:
     def _unread_link(self) -> tuple[str, str] | None:
         """The best line says where the rest is ("covered in [Compatibility](compatibility.md)"), on a page no
         search has shown: (the link's text, a search for it with the question)."""
-        ranked = sorted(self._candidates(), key=lambda c: (-c[0], c[1].index, c[2]))
+        ranked = sorted(self._candidates(), key=lambda c: (-c.score, c.passage.index, c.i))
         if not ranked:
             return None
         _, p, i = ranked[0]
@@ -350,9 +365,9 @@ class LocalAnswerer:
             for q in self.toolbox.ledger.passages
             if q.hit.path == path
             for c in self._lines(q, 0.0)
-            if wanted is None or self._words(q.blocks[c[2]]) & wanted
+            if wanted is None or self._words(c.text) & wanted
         ]
-        return max(lines, key=lambda c: (c[0], -c[1].index, -c[2]), default=None)
+        return max(lines, key=lambda c: (c.score, -c.passage.index, -c.i), default=None)
 
     def _best_coverage(self) -> float:
         return max((cover for _, cover, _ in self._passages()), default=0.0)
@@ -361,7 +376,7 @@ class LocalAnswerer:
         """A second hop: the best line answers part of the question and names something the question only
         describes ("the firm that took over Northwind": "Fabrikam"); search for that name with the question's
         words the line lacks. A name the docs use everywhere (the product's brand) tells nothing."""
-        ranked = sorted(self._candidates(), key=lambda c: (-c[0], c[1].index, c[2]))
+        ranked = sorted(self._candidates(), key=lambda c: (-c.score, c.passage.index, c.i))
         if not ranked:
             return None
         _, p, i = ranked[0]
@@ -433,17 +448,17 @@ class LocalAnswerer:
             return Draft(
                 [], note=f"the best passage covers {coverage:.0%} of the question" if self.toolbox.ledger else "nothing found"
             )
-        ranked = sorted(self._candidates(), key=lambda c: (-c[0], c[1].index, c[2]))
+        ranked = sorted(self._candidates(), key=lambda c: (-c.score, c.passage.index, c.i))
         if not ranked:
             return Draft([], note="no quotable line in the passages found")
         chosen = [ranked[0]]
         for cand in ranked[1:]:
-            if len(chosen) == MAX_LINES or cand[0] < ranked[0][0] * 0.6:
+            if len(chosen) == MAX_LINES or cand.score < ranked[0].score * 0.6:
                 break
             if self._adds_something(chosen, cand):
                 chosen.append(cand)
         lead = self._lead()
-        if lead is not None and all(lead[1].hit.path != c[1].hit.path for c in chosen):
+        if lead is not None and all(lead.passage.hit.path != c.passage.hit.path for c in chosen):
             chosen = [*chosen[: MAX_LINES - 1], lead]
         for _, p, i in list(chosen):  # a line that points elsewhere for the rest: quote the page it points to
             for cand in self._followed(p, i):
@@ -451,15 +466,15 @@ class LocalAnswerer:
                     chosen.append(cand)
         chosen = self._with_context(chosen)
         meant = self._close_in_meaning()
-        if meant is not None and not any(c[1].hit.path in meant for c in chosen):
+        if meant is not None and not any(c.passage.hit.path in meant for c in chosen):
             return Draft([], note="the lines found share words with the question, but no page close to it in meaning")
-        if self.needs_number and not any(_has_amount(c[1].blocks[c[2]]) for c in chosen):
+        if self.needs_number and not any(_has_amount(c.text) for c in chosen):
             return Draft([], note="the question asks for a number and no line found gives one")
         segments, headed = [Segment(INTRO)], set()
         first = {}  # a passage's place: where its best line ranks, so the answer leads with the line that answers best
         for _, p, _ in chosen:
             first.setdefault(p.index, len(first))
-        for _, p, i in sorted(chosen, key=lambda c: (first[c[1].index], c[2])):
+        for _, p, i in sorted(chosen, key=lambda c: (first[c.passage.index], c.i)):
             header = header_of(p.blocks, i)
             segments.append(self._quote(p, i, None if (p.index, header) in headed else header, self._excerpt(p.blocks[i])))
             segments.append(Segment("\n"))
@@ -479,9 +494,9 @@ class LocalAnswerer:
             run = range(max(0, anchor - CONTEXT_ITEMS), min(len(p.blocks), anchor + CONTEXT_ITEMS + 1))
             items = [j for j in run if all(_LIST_ITEM.match(p.blocks[k]) for k in range(min(anchor, j), max(anchor, j) + 1))]
             near = sorted({*items, i + 1} - {i})
-        taken = {(c[1].index, c[2]) for c in chosen}
+        taken = {(c.passage.index, c.i) for c in chosen}
         extra = [
-            (chosen[0][0], p, j)
+            Candidate(chosen[0].score, p, j)
             for j in near
             if 0 <= j < len(p.blocks)
             and (p.index, j) not in taken
@@ -547,7 +562,7 @@ class LocalAnswerer:
         """A further line must bring a question word the chosen lines lack, or come from another page that is
         about as relevant as the first."""
         wanted = set(self.stems.values())
-        covered = set().union(*(self._words(c[1].blocks[c[2]]) for c in chosen)) & wanted
-        new = self._words(cand[1].blocks[cand[2]]) & wanted - covered
-        other_page = all(cand[1].hit.path != c[1].hit.path for c in chosen)
-        return bool(new) or (other_page and cand[0] >= chosen[0][0] * 0.9)
+        covered = set().union(*(self._words(c.text) for c in chosen)) & wanted
+        new = self._words(cand.text) & wanted - covered
+        other_page = all(cand.passage.hit.path != c.passage.hit.path for c in chosen)
+        return bool(new) or (other_page and cand.score >= chosen[0].score * 0.9)
