@@ -169,11 +169,12 @@ class Runtime:
         from kb.sync import record_failed_run
 
         s = self.settings
+        url = s.docs_git_url or ""
         checkout = s.docs_git_checkout.resolve()
         try:
-            commit, large = fetch_docs(s.docs_git_url, s.docs_git_branch, checkout, s.max_file_bytes)
+            commit, large = fetch_docs(url, s.docs_git_branch, checkout, s.max_file_bytes)
         except DocsFetchFailed as e:
-            where = f"{redact(s.docs_git_url)} ({s.docs_git_branch})"
+            where = f"{redact(url)} ({s.docs_git_branch})"
             record_failed_run(self.engine, where, f"fetching the docs failed: {e}")
             raise DocsFetchFailed(f"fetching the docs from {where} failed; the last index keeps serving: {e}") from None
         prefix = s.docs_git_subdir.strip("/") + "/" if s.docs_git_subdir.strip("/") else ""

@@ -182,15 +182,17 @@ def run_child(runtime: Runtime, args: list[str], on_line=None) -> str:
         _children.add(child)
     out: list[str] = []
     err: list[str] = []
+    piped_out, piped_err = child.stdout, child.stderr
+    assert piped_out is not None and piped_err is not None  # both piped above
 
     def read_err() -> None:
-        for line in child.stderr:
+        for line in piped_err:
             err.append(line)
             if on_line is not None:
                 on_line(line)
 
     readers = [
-        threading.Thread(target=lambda: out.append(child.stdout.read()), daemon=True),
+        threading.Thread(target=lambda: out.append(piped_out.read()), daemon=True),
         threading.Thread(target=read_err, daemon=True),
     ]
     for reader in readers:
@@ -247,8 +249,11 @@ def prune_logs(runtime: Runtime) -> None:
     """LOG_RETENTION_DAYS, applied daily: the same as `supportbot logs prune --older-than Nd`."""
     from bot.logs.report import prune
 
+    days = runtime.settings.log_retention_days
+    if days is None:  # scheduled only when set
+        return
     try:
-        n = prune(runtime.engine, timedelta(days=runtime.settings.log_retention_days))
+        n = prune(runtime.engine, timedelta(days=days))
         log.info("pruned %d logged questions older than %d days", n, runtime.settings.log_retention_days)
     except Exception:
         log.exception("pruning the answer log failed")

@@ -107,3 +107,8 @@ def load_settings(**overrides) -> Settings:
         field = Settings.model_fields.get(name)
         name = field.alias if field is not None and field.alias else name
         raise ConfigError(f"{name}: {bad['msg']} (got {bad.get('input')!r:.60})") from None
+
+
+def secret(value: SecretStr | None) -> str:
+    """A secret setting's value ("" when unset: the start-up checks have said so before anything uses it)."""
+    return value.get_secret_value() if value is not None else ""

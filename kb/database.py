@@ -60,7 +60,8 @@ def create_db_engine(url: str) -> Engine:
         return create_engine(parsed, pool_pre_ping=True)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    busy_ms = int(float(parsed.query.get("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)) * 1000)  # ?timeout=seconds, as pysqlite
+    timeout = parsed.query.get("timeout", str(SQLITE_BUSY_TIMEOUT_MS / 1000))
+    busy_ms = int(float(timeout if isinstance(timeout, str) else timeout[-1]) * 1000)  # ?timeout=seconds, as pysqlite
     engine = create_engine(parsed.difference_update_query(["timeout"]), connect_args={"timeout": busy_ms / 1000})
 
     @event.listens_for(engine, "connect")

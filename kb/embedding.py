@@ -100,7 +100,8 @@ def unpack_many(blobs: Sequence[bytes | None], dim: int) -> np.ndarray:
     good = np.fromiter((b is not None and len(b) == width for b in blobs), dtype=bool, count=len(blobs))
     out = np.zeros((len(blobs), dim), dtype=np.float32)
     if good.any():
-        packed = np.frombuffer(b"".join(b for b, ok in zip(blobs, good) if ok), dtype=np.uint8).reshape(-1, width)
+        packed = np.frombuffer(b"".join(b for b, ok in zip(blobs, good) if ok and b is not None), dtype=np.uint8)
+        packed = packed.reshape(-1, width)
         scales = packed[:, :4].copy().view(np.float32)
         out[good] = packed[:, 4:].view(np.int8) * scales
     norms = np.linalg.norm(out, axis=1, keepdims=True)

@@ -104,7 +104,7 @@ class BM25Index:
     @classmethod
     def from_blobs(
         cls,
-        chunk_ids: Sequence[int],
+        chunk_ids: Sequence[int] | np.ndarray,
         collections: Sequence[int],
         collection_names: Sequence[str],
         lengths: Sequence[int],

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, islice
 
@@ -470,11 +470,14 @@ class Searcher:
         if self._rebuild is not None and self._rebuild.is_alive():
             return
         self._checked_at = time.monotonic()
-        if self._current_version() == self._index.version:
-            encoded = self._index.encoded
+        serving = self._index
+        if serving is None:
+            return
+        if self._current_version() == serving.version:
+            encoded = serving.encoded
             if encoded is None or encoded.complete:
                 return
-            target = lambda: encoded.load_new(self.engine)
+            target: Callable[[], object] = lambda: encoded.load_new(self.engine)
         else:
             target = self.refresh
         self._rebuild = threading.Thread(target=target, name="kb-index-rebuild", daemon=True)

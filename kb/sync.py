@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, or_, select, text, update
 from sqlalchemy.exc import OperationalError
@@ -352,16 +353,16 @@ def _is_lock_timeout(e: OperationalError) -> bool:
 def _short_wait(engine: Engine, seconds: float) -> Iterator[Connection]:
     """A connection that waits at most `seconds` for SQLite's write lock: held longer means another sync."""
     conn = engine.connect()
-    sqlite = is_sqlite(engine)
+    driver: Any = conn.connection.driver_connection if is_sqlite(engine) else None  # sqlite3's own connection
     usual = None
     try:
-        if sqlite:
-            usual = conn.connection.driver_connection.execute("PRAGMA busy_timeout").fetchone()[0]
-            conn.connection.driver_connection.execute(f"PRAGMA busy_timeout={int(seconds * 1000)}")
+        if driver is not None:
+            usual = driver.execute("PRAGMA busy_timeout").fetchone()[0]
+            driver.execute(f"PRAGMA busy_timeout={int(seconds * 1000)}")
         yield conn
     finally:
-        if sqlite and usual is not None and not conn.invalidated:  # back to the engine's own timeout
-            conn.connection.driver_connection.execute(f"PRAGMA busy_timeout={int(usual)}")
+        if driver is not None and usual is not None and not conn.invalidated:  # back to the engine's own timeout
+            driver.execute(f"PRAGMA busy_timeout={int(usual)}")
         conn.close()
 
 

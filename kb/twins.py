@@ -22,8 +22,11 @@ PREFERENCE = list(LOADERS)  # the source formats come before the rendered ones (
 
 def _words(source: SourceFile) -> set[str] | None:
     path = PurePosixPath(source.path)
+    load = loader_for(path.suffix)
+    if load is None:
+        return None
     try:
-        document = loader_for(path.suffix)(decode(source.content)[0], path.stem)
+        document = load(decode(source.content)[0], path.stem)
     except Exception:  # LoadError, or a parser's own failure: prepare() reports it, the same way
         return None
     text = " ".join(

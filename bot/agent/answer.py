@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from bot.agent.local import LocalAnswerer
-from bot.agent.loop import run
+from bot.agent.loop import Answerer, run
 from bot.agent.stream import VerifiedStream
 from bot.agent.tools import Toolbox, ToolCall
 from bot.agent.types import Answer, Limits, ModelFailure, Problem, Source
@@ -53,14 +53,17 @@ class Agent:
         kind = answerer or ("claude" if self.claude else "local")
         if not question.strip():
             return Answer(question, "abstained", EMPTY, kind)
-        if kind == "claude" and self.claude is None:
+        claude = self.claude if kind == "claude" else None
+        if kind == "claude" and claude is None:
             return Answer(question, "error", NO_MODEL, kind, error="no ANTHROPIC_API_KEY")
         toolbox = self._toolbox(collections, on_call)
-        if kind == "claude":
+        bot: Answerer
+        if claude is not None:
             from bot.agent.claude import ClaudeAnswerer  # the Anthropic SDK loads only where there is a key
 
             stream = VerifiedStream(toolbox.ledger, toolbox.calculations, on_text) if on_text else None
-            bot = ClaudeAnswerer(*self.claude, stream=stream)
+            client, model = claude
+            bot = ClaudeAnswerer(client, model, stream=stream)
         else:
             bot = LocalAnswerer()
         result = Answer(question, "answered", "", kind, model=bot.model)

@@ -6,6 +6,8 @@ import ast
 import math
 import operator
 import re
+from collections.abc import Callable
+from typing import Any
 
 _BINARY = {
     ast.Add: operator.add,
@@ -16,7 +18,7 @@ _BINARY = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+_UNARY: dict[type, Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 _PERCENT_OF = re.compile(r"(\d+(?:\.\d+)?)\s*%\s*of\s*", re.IGNORECASE)
 
 

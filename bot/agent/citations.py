@@ -13,6 +13,7 @@ problem is kept for review. Streamed or whole, an answer goes through this one c
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from bot.agent.evidence import Ledger, Passage
@@ -129,7 +130,7 @@ class Verified:
         return any(passages for _, passages in self.segments)
 
 
-def verify(segments: list[Segment], ledger: Ledger, allowed: set[str] = frozenset()) -> Verified:
+def verify(segments: list[Segment], ledger: Ledger, allowed: AbstractSet[str] = frozenset()) -> Verified:
     """allowed: numbers that need no passage (the calculator's inputs and results)."""
     kept: list[tuple[Segment, list[Passage]]] = []
     problems: list[Problem] = []

@@ -143,7 +143,7 @@ class ClaudeAnswerer:
     def _create(self):
         request = dict(model=self.model, max_tokens=self.max_tokens, system=self.system, tools=self.tools, messages=self.messages)
         try:
-            response = self.client.messages.create(**request) if self.stream is None else self._streamed(request)
+            response = self.client.messages.create(**request) if self.stream is None else self._streamed(request, self.stream)
         except anthropic.APIStatusError as e:
             detail = f"anthropic {e.status_code} {getattr(e, 'type', None) or ''}: {_message(e)} (request-id {e.request_id})"
             if e.status_code == 200:  # an error event inside a stream (overloaded_error, say): the SDK does not retry it
@@ -166,11 +166,11 @@ class ClaudeAnswerer:
         self._record(response.usage)
         return response
 
-    def _streamed(self, request: dict):
+    def _streamed(self, request: dict, stream: VerifiedStream):
         """The same request, streamed: each text block goes to the verified stream once it has ended and the next
         block begins. The turn's last block is left for the finished answer, which the asker gets at once anyway:
         that saves a round trip to Slack at the very end."""
-        self.stream.turn()
+        stream.turn()
         ended: list[Segment] = []
         with self.client.messages.stream(**request) as events:
             for event in events:
@@ -178,7 +178,7 @@ class ClaudeAnswerer:
                     ended = _segments([event.content_block])
                 elif event.type == "content_block_start" and ended:
                     for segment in ended:
-                        self.stream.block(segment)
+                        stream.block(segment)
                     ended = []
             return events.get_final_message()
 
@@ -194,8 +194,8 @@ class ClaudeAnswerer:
 
 
 def _message(e: anthropic.APIStatusError) -> str:
-    body = e.body if isinstance(e.body, dict) else {}
-    err = body.get("error") if isinstance(body.get("error"), dict) else {}
+    body: dict = e.body if isinstance(e.body, dict) else {}
+    err: dict = body["error"] if isinstance(body.get("error"), dict) else {}
     return str(err.get("message") or e.message)[:300]
 
 

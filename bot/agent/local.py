@@ -18,6 +18,7 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from bot.agent.evidence import Passage
@@ -261,8 +262,9 @@ class LocalAnswerer:
             why = f"The best line points to “{text}” for the rest, a page not read yet: search for it."
             return Reply([self._call(SEARCH_DOCS, {"query": query}, why)])
         if coverage < THIN and not self.stalled and self.toolbox.searches_left > 0:
-            query = self._reformulate()
-            if query and query not in self.tried:
+            reformulated = self._reformulate()
+            if reformulated and reformulated not in self.tried:
+                query = reformulated
                 self.tried.add(query)
                 why = f"The best passage covers {coverage:.0%} of the question: search again in the docs' own words."
                 return Reply([self._call(SEARCH_DOCS, {"query": query}, why)])
@@ -283,7 +285,7 @@ class LocalAnswerer:
         self.calls += 1
         return ToolCall(f"local_{self.calls}", name, args, thought)
 
-    def _words(self, text: str) -> set[str]:
+    def _words(self, text: str) -> frozenset[str]:
         """Words for matching lines to the question: plurals folded ("costs" answers "cost"). Each text is read
         once a question: the method rescans the same lines several times."""
         words = self._read_texts.get(text)
@@ -291,7 +293,7 @@ class LocalAnswerer:
             words = self._read_texts[text] = frozenset(plural_stem(w) for w in self.index.tokenizer.words(text))
         return words
 
-    def _coverage(self, words: set[str], heading_words: set[str] = frozenset()) -> float:
+    def _coverage(self, words: AbstractSet[str], heading_words: AbstractSet[str] = frozenset()) -> float:
         """How much of the question (by IDF weight) these words cover; a heading word counts half."""
         total = sum(self.weights.values()) or 1.0
         got = 0.0
@@ -395,7 +397,8 @@ class LocalAnswerer:
     def _reformulate(self) -> str | None:
         """The question plus the words the best passages use most, rare ones first, as the docs write them."""
         tokenizer = self.index.tokenizer
-        seen, surface = Counter(), {}
+        seen: Counter[str] = Counter()
+        surface: dict[str, str] = {}
         for p in self.toolbox.ledger.passages[:3]:
             for text in p.blocks:
                 if speaks_to_assistant(text):
@@ -471,7 +474,9 @@ class LocalAnswerer:
         if self.needs_number and not any(_has_amount(c.text) for c in chosen):
             return Draft([], note="the question asks for a number and no line found gives one")
         segments, headed = [Segment(INTRO)], set()
-        first = {}  # a passage's place: where its best line ranks, so the answer leads with the line that answers best
+        first: dict[
+            int, int
+        ] = {}  # a passage's place: where its best line ranks, so the answer leads with the line that answers best
         for _, p, _ in chosen:
             first.setdefault(p.index, len(first))
         for _, p, i in sorted(chosen, key=lambda c: (first[c.passage.index], c.i)):

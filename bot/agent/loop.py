@@ -31,8 +31,10 @@ class Reply:
 
 class Answerer(Protocol):
     name: str
-    model: str | None
     usage: dict
+
+    @property
+    def model(self) -> str | None: ...  # None: no language model (the local answerer)
 
     def begin(self, question: str, history: list[tuple[str, str]], toolbox: Toolbox) -> None: ...
     def step(self) -> Reply: ...

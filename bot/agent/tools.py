@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.agent.calculator import CalculatorError, calculate, format_number
 from bot.agent.evidence import Ledger
@@ -100,7 +101,7 @@ class ToolResult:
         )
 
     def api_block(self) -> dict:
-        block = {"type": "tool_result", "tool_use_id": self.call.id, "content": self.content}
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": self.call.id, "content": self.content}
         if self.is_error:
             block["is_error"] = True
         return block

@@ -7,12 +7,13 @@ for "when is it an answer" are read and tested in one place, without a model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from bot.agent.citations import numbers_in, render, verify
 from bot.agent.evidence import Ledger
 from bot.agent.local import INTRO
 from bot.agent.loop import Draft
-from bot.agent.types import ModelFailure, Problem, Source, Status
+from bot.agent.types import ModelFailure, Problem, ProblemKind, Source, Status
 
 NOT_COVERED = "I couldn't find this in the docs."
 OUT_OF_STEPS = "I ran out of steps before I could put an answer together from the docs."
@@ -44,7 +45,7 @@ def verdict(
     text, sources, cited = render(verified)
     problems = list(verified.problems)
     if draft.stop in ("max_tokens", "empty"):
-        problems.append(Problem.of(draft.stop, note=draft.note))
+        problems.append(Problem.of(cast(ProblemKind, draft.stop), note=draft.note))
     if verified.has_sourced_claim or (calculations and text):
         if failure is not None:  # the model failed and the docs answered: say so in one line
             text = FALLBACK + "\n" + text.removeprefix(INTRO)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal, get_args
 
-from sqlalchemy import Engine, insert, or_, select, update
+from sqlalchemy import Engine, insert, or_, select, true, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.agent.types import Answer, logged_sources
@@ -105,7 +105,8 @@ def record_feedback(
     with engine.connect() as conn:
         votable = conn.execute(
             select(questions.c.id).where(
-                questions.c.id == question_id, or_(questions.c.team.is_(None), team is None, questions.c.team == team)
+                questions.c.id == question_id,
+                or_(questions.c.team.is_(None), questions.c.team == team) if team is not None else true(),
             )
         ).first()
     if votable is None:

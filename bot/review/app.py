@@ -79,7 +79,7 @@ def create_app(engine: Engine, token: str | None = None, eval_file: Path | None 
     def check_write() -> None:
         if not token:
             abort(403)
-        if not hmac.compare_digest((request.form.get("csrf") or "").encode(), csrf.encode()):
+        if not csrf or not hmac.compare_digest((request.form.get("csrf") or "").encode(), csrf.encode()):
             abort(403)
 
     @app.before_request
@@ -254,7 +254,7 @@ def add_eval_case(path: Path, trace: dict) -> bool:
     """Append an answered question and the pages it cited to the eval file (`supportbot eval` reads it)."""
     from bot.review.eval_file import append_case
 
-    pages = cited_paths(trace.get("sources"), trace.get("cited"))
+    pages = cited_paths(trace.get("sources") or [], trace.get("cited") or [])
     return bool(pages) and append_case(path, {"question": trace["question"], "sources": pages})
 
 

@@ -44,7 +44,7 @@ def stacked_bars(labels: list[str], series: dict[str, list[int]], title: str) ->
     step = (WIDTH - PAD_LEFT - PAD_RIGHT) / max(len(labels), 1)
     parts = _axis(str(top))
     for i, label in enumerate(labels):
-        y = HEIGHT - PAD_BOTTOM
+        y: float = HEIGHT - PAD_BOTTOM
         for name, values in series.items():
             h = values[i] / top * plot_h
             if h > 0:

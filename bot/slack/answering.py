@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 import tenacity
 from slack_sdk import WebClient
@@ -40,7 +41,7 @@ NOT_READ = "I couldn't finish reading the docs, so I can't answer yet. The bot's
 def thread_history(client: WebClient, channel: str, root: str, current_ts: str, bot_user_id: str | None) -> list[tuple[str, str]]:
     """Earlier messages of the thread as conversation turns; the bot's own posts are the assistant's."""
     try:
-        replies = client.conversations_replies(channel=channel, ts=root, limit=50).get("messages", [])
+        replies: list[dict] = client.conversations_replies(channel=channel, ts=root, limit=50).get("messages", [])
     except SlackApiError as e:
         log.warning("conversations.replies failed in %s: %s", channel, e.response.get("error"))
         return []
@@ -89,7 +90,7 @@ def answer_held(slack: Slack, client: WebClient) -> int:
             slack.hold(job, keys, was_claimed)  # still away: try again at the next beat
             continue
         if claimed:
-            _work(slack, lambda job=job, keys=keys: answer_job(slack, client, job, keys))
+            _work(slack, partial(answer_job, slack, client, job, keys))
             done += 1
     return done
 
@@ -119,7 +120,7 @@ def post_once(client: WebClient, job: Job, message: dict) -> None:
     log.warning("posting to %s timed out or failed (%s): checking whether it landed", job.channel, failure)
 
     def landed() -> bool:
-        replies = client.conversations_replies(channel=job.channel, ts=job.root, limit=200).get("messages", [])
+        replies: list[dict] = client.conversations_replies(channel=job.channel, ts=job.root, limit=200).get("messages", [])
         mine = job.bot_user_id
         return any(
             (m.get("user") == mine or m.get("bot_id"))
@@ -146,7 +147,7 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
         try:
             text, notice = readable(slack, job)
             if not text:
-                post(plain_message(notice))
+                post(plain_message(notice or ""))
                 mark_answered(slack.runtime.engine, keys)
                 return
             if not wait_for_index(slack, post):
@@ -245,6 +246,8 @@ def log_answered(job: Job, answer: Answer) -> None:
 def replace_half_answer(client: WebClient, job: Job, messages: list[dict]) -> list[dict]:
     """End the stream a dead process left and put the answer's first message in its place; the messages still to
     post (all of them if the half message could not be replaced)."""
+    if not job.stream_ts:
+        return messages
     try:
         client.chat_stopStream(channel=job.channel, ts=job.stream_ts)
     except SlackApiError as e:  # already stopped, or expired: it can still be updated
@@ -306,6 +309,6 @@ def recover(slack: Slack, client: WebClient) -> int:
                 continue
             mark_answered(slack.runtime.engine, [key])
         else:
-            _work(slack, lambda job=job, key=key: answer_job(slack, client, job, [key]))
+            _work(slack, partial(answer_job, slack, client, job, [key]))
         done += 1
     return done

@@ -29,7 +29,7 @@ from bot.metrics import HEARTBEATS
 from bot.ports import PortUnavailable, unavailable
 from bot.runtime import Runtime
 from bot.scheduler import stop_children
-from bot.settings import Settings
+from bot.settings import Settings, secret
 from bot.slack.access import Access
 from bot.slack.answering import answer_held, recover
 from bot.slack.claims import release, renew
@@ -46,16 +46,16 @@ class SlackConfigError(SupportbotError, ValueError):
 
 def check_tokens(settings: Settings, http: bool) -> None:
     """Missing or malformed tokens: a message naming the setting."""
-    bot = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else ""
+    bot = secret(settings.slack_bot_token) if settings.slack_bot_token else ""
     if not bot:
         raise SlackConfigError("SLACK_BOT_TOKEN is not set: put the app's Bot User OAuth Token (xoxb-...) in .env")
     if not bot.startswith("xoxb-"):
         raise SlackConfigError("SLACK_BOT_TOKEN should start with xoxb- (the Bot User OAuth Token, not a user or app token)")
     if http:
-        if not settings.slack_signing_secret or not settings.slack_signing_secret.get_secret_value():
+        if not settings.slack_signing_secret or not secret(settings.slack_signing_secret):
             raise SlackConfigError("SLACK_SIGNING_SECRET is not set: HTTP mode needs the app's Signing Secret")
     else:
-        app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
+        app_token = secret(settings.slack_app_token) if settings.slack_app_token else ""
         if not app_token:
             raise SlackConfigError(
                 "SLACK_APP_TOKEN is not set: Socket Mode needs an app-level token (xapp-...) with connections:write"
@@ -77,7 +77,7 @@ def wait_for_slack(settings: Settings, http: bool) -> str:
     quiet = logging.getLogger("bot.slack.start.sdk")
     quiet.disabled = True
     client = WebClient(
-        token=settings.slack_bot_token.get_secret_value(),
+        token=secret(settings.slack_bot_token),
         base_url=settings.slack_api_url,
         timeout=int(settings.slack_timeout_seconds),
         logger=quiet,
@@ -90,8 +90,8 @@ def wait_for_slack(settings: Settings, http: bool) -> str:
             settings.slack_api_url,
             state.attempt_number,
             settings.slack_start_attempts,
-            _why(state.outcome.exception()),
-            state.next_action.sleep,
+            _why(state.outcome.exception() if state.outcome else None),
+            state.next_action.sleep if state.next_action else 0,
         )
 
     try:
@@ -116,7 +116,7 @@ def wait_for_slack(settings: Settings, http: bool) -> str:
     return me.get("user") or "supportbot"
 
 
-def _why(e: BaseException) -> str:
+def _why(e: BaseException | None) -> str:
     """urllib's "<urlopen error [Errno 111] Connection refused>" as "connection refused"."""
     reason = getattr(e, "reason", e)
     return (getattr(reason, "strerror", None) or str(reason)).lower()
@@ -124,7 +124,7 @@ def _why(e: BaseException) -> str:
 
 def check_app_token(client: WebClient, settings: Settings) -> None:
     try:
-        client.apps_connections_open(app_token=settings.slack_app_token.get_secret_value())
+        client.apps_connections_open(app_token=secret(settings.slack_app_token))
     except SlackApiError as e:
         raise SlackConfigError(app_token_refused(e)) from None
     except OSError as e:
@@ -140,7 +140,7 @@ def app_token_refused(e: SlackApiError) -> str:
 
 def web_client(settings: Settings) -> WebClient:
     return WebClient(
-        token=settings.slack_bot_token.get_secret_value(),
+        token=secret(settings.slack_bot_token),
         base_url=settings.slack_api_url,
         timeout=int(settings.slack_timeout_seconds),
         retry_handlers=[
@@ -156,9 +156,9 @@ def load_access(settings: Settings) -> Access:
 
 
 def build_app(runtime: Runtime, settings: Settings, access: Access | None = None, name: str = "supportbot") -> tuple[App, Slack]:
-    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    signing = secret(settings.slack_signing_secret) or None
     workers = ThreadPoolExecutor(max_workers=settings.slack_workers, thread_name_prefix="answer")
-    app = App(client=web_client(settings), signing_secret=secret, listener_executor=workers)
+    app = App(client=web_client(settings), signing_secret=signing, listener_executor=workers)
     slack = Slack(
         runtime,
         access or load_access(settings),
@@ -282,14 +282,14 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
     if http:
         from slack_bolt.adapter.wsgi import SlackRequestHandler
 
-        verifier = SignatureVerifier(settings.slack_signing_secret.get_secret_value())
+        verifier = SignatureVerifier(secret(settings.slack_signing_secret))
         server = _http_server(health_app(health, gate(SlackRequestHandler(app), slack, verifier)), host, port, settings)
         log.info("listening on http://%s:%d/slack/events (and /healthz, /readyz, /metrics)", host, port)
         close_intake, close = (lambda: None), server.close
     else:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-        handler = SocketModeHandler(app, settings.slack_app_token.get_secret_value())
+        handler = SocketModeHandler(app, secret(settings.slack_app_token))
         try:
             handler.connect()  # its client keeps the connection (and reconnects) in its own threads
         except SlackApiError as e:  # refused between the check at start and now

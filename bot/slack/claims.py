@@ -17,6 +17,7 @@ import socket
 import uuid
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import JSON, Column, DateTime, Engine, Index, String, Table, and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -68,7 +69,9 @@ def keys_for(event_id: str | None, channel: str, ts: str) -> list[str]:
 def claim(engine: Engine, keys: list[str], job: Job | None = None, lease: timedelta = timedelta(seconds=30)) -> bool:
     """True if this process now owns the message; False if it is (being) answered elsewhere."""
     t = now()
-    rows = [{"key": k, "claimed_at": t, "owner": OWNER, "lease_until": t + lease, "job": None} for k in keys]
+    rows: list[dict[str, Any]] = [
+        {"key": k, "claimed_at": t, "owner": OWNER, "lease_until": t + lease, "job": None} for k in keys
+    ]
     if job is not None:
         rows[-1]["job"] = asdict(job)
     try:

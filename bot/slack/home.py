@@ -18,7 +18,9 @@ STATUS_WORDS = {"answered": "answered", "abstained": "not in the docs", "error":
 
 def home_facts(engine: Engine, user_id: str, limit: int = 5) -> dict:
     with engine.connect() as conn:
-        pages = dict(conn.execute(select(documents.c.collection, func.count()).group_by(documents.c.collection)).all())
+        pages: dict[str, int] = dict(
+            conn.execute(select(documents.c.collection, func.count()).group_by(documents.c.collection)).all()
+        )
         n_chunks = chunk_count(conn)
         last = conn.execute(
             select(sync_runs.c.finished_at, sync_runs.c.status)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
+from slack_sdk.web.chat_stream import ChatStream
 
 from bot.agent.types import Answer
 from bot.metrics import SLACK_ERRORS
@@ -34,7 +35,7 @@ class SlackStream:
         self.shown = ""  # verified answer text sent so far
         self.held = ""  # verified text not sent yet: the start of a table row
         self.broken = False  # Slack refused or dropped the stream: show nothing more through it
-        self._stream = None
+        self._stream: ChatStream | None = None
 
     @property
     def started(self) -> bool:
@@ -68,7 +69,8 @@ class SlackStream:
     def finish(self, answer: Answer, notice: str | None = None, escalate: bool = False) -> bool:
         """End the streamed message with the sources and buttons (or correct it to the finished answer). False when
         nothing reached the thread, so the caller posts the answer whole."""
-        if not self.started:
+        stream = self._stream
+        if stream is None or stream.ts is None:
             return False
         trailer = trailer_blocks(answer, escalate)
         if notice:
@@ -76,7 +78,7 @@ class SlackStream:
         if not self.broken and answer.status == "answered" and answer.answer.startswith(self.shown):
             rest = answer.answer[len(self.shown) :]
             try:
-                self._stream.stop(markdown_text=escape(rest) if rest else None, blocks=trailer)
+                stream.stop(markdown_text=escape(rest) if rest else None, blocks=trailer)
                 return True
             except SlackApiError as e:  # the stream expired, say: put the whole answer in the message instead
                 SLACK_ERRORS.labels("chat.stopStream").inc()
@@ -85,11 +87,11 @@ class SlackStream:
                 )
         else:
             try:
-                self._stream.stop()
+                stream.stop()
             except SlackApiError as e:
                 log.info("chat.stopStream failed in %s: %s", self.job.channel, e.response.get("error"))
         first, *more = answer_messages(answer, notice, escalate)
-        self.client.chat_update(channel=self.job.channel, ts=self._stream.ts, **first)
+        self.client.chat_update(channel=self.job.channel, ts=stream.ts, **first)
         for message in more:
             self.client.chat_postMessage(channel=self.job.channel, thread_ts=self.job.root, unfurl_links=False, **message)
         return True

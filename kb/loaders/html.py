@@ -44,11 +44,12 @@ def load_html(text: str, stem: str) -> Document:
     page_title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup.find_all(_CHROME):
         tag.decompose()
-    for tag in soup.find_all(attrs={"role": ["navigation", "banner", "contentinfo"]}):
+    for tag in soup.find_all(attrs={"role": ["navigation", "banner", "contentinfo"]}):  # type: ignore[call-overload]
         tag.decompose()
     for tag in soup.find_all(_is_permalink):
         tag.decompose()
-    main = soup.find("main") or soup.find(attrs={"role": "main"}) or soup.find("article") or soup.body or soup
+    by_role = soup.find(attrs={"role": "main"})  # type: ignore[call-overload]
+    main = soup.find("main") or by_role or soup.find("article") or soup.body or soup
 
     anchors = Anchors()
     sections = [Section(0, "", "")]
@@ -66,7 +67,7 @@ def load_html(text: str, stem: str) -> Document:
             heading = el.get_text(" ", strip=True)
             if el.name == "h1" and not h1:
                 h1 = heading
-            sections.append(Section(int(el.name[1]), heading, anchors(heading, el.get("id"))))
+            sections.append(Section(int(el.name[1]), heading, anchors(heading, str(el.get("id") or "") or None)))
             continue
         own = _own_text(el)
         if not own:
