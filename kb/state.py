@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, func, select
 
-from kb.models import chunks, index_state, sync_runs
+from kb.models import chunks, documents, index_state, sync_runs
 
 
 def index_version(conn: Connection) -> int:
@@ -27,3 +27,8 @@ def synced_commit(conn: Connection, version: int | None) -> str | None:
         .order_by(sync_runs.c.id.desc())
         .limit(1)
     ).scalar()
+
+
+def known_pages(conn: Connection, paths: list[str]) -> set[str]:
+    """The ones of these paths that are pages of the index."""
+    return set(conn.execute(select(documents.c.path).where(documents.c.path.in_(paths))).scalars()) if paths else set()

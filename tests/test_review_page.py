@@ -344,3 +344,57 @@ def test_adding_to_an_eval_file_that_is_not_a_list_says_why_and_changes_nothing(
     page = client.post(f"/questions/{a.log_id}/eval", data={"csrf": csrf}, headers=auth)
     assert page.status_code == 409 and "is not a list of questions" in page.text
     assert eval_file.read_text() == "cases: {}\n"
+
+
+def test_the_owner_chooses_the_right_pages_and_facts_of_an_eval_case(logged, tmp_path):
+    import re
+
+    import yaml
+
+    from bot.review.app import create_app
+
+    a = logged.ask("How much is express delivery?", answerer="local")
+    eval_file = tmp_path / "eval.yaml"
+    client = create_app(logged.engine, token="s3cret-review", eval_file=eval_file).test_client()
+    auth = {"Authorization": "Bearer s3cret-review"}
+    page = client.get(f"/questions/{a.log_id}", headers=auth).text
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+    assert 'name="pages" value="help/shipping.html" checked' in page, "the cited page is offered, kept by default"
+    form = {"csrf": csrf, "chosen": "1", "more_pages": "help/nowhere.md", "facts": "$12"}
+    refused = client.post(f"/questions/{a.log_id}/eval", data=form, headers=auth)
+    assert refused.status_code == 422 and "help/nowhere.md" in refused.text and not eval_file.exists()
+    form = {
+        "csrf": csrf,
+        "chosen": "1",
+        "pages": "help/shipping.html",
+        "more_pages": "help/returns-and-refunds.md",
+        "facts": "$12; 1 to 2 business days",
+    }
+    assert "Added to" in client.post(f"/questions/{a.log_id}/eval", data=form, headers=auth).text
+    assert yaml.safe_load(eval_file.read_text()) == [
+        {
+            "question": "How much is express delivery?",
+            "sources": ["help/shipping.html", "help/returns-and-refunds.md"],
+            "facts": ["$12", "1 to 2 business days"],
+        }
+    ]
+
+
+def test_a_not_helpful_answer_is_not_added_with_its_own_citations_as_right(logged, tmp_path):
+    import re
+
+    from bot.logs.store import record_feedback
+    from bot.review.app import create_app
+
+    a = logged.ask("Is water damage covered by the warranty?", answerer="local")
+    record_feedback(logged.engine, a.log_id, "down", "U1")
+    eval_file = tmp_path / "eval.yaml"
+    client = create_app(logged.engine, token="s3cret-review", eval_file=eval_file).test_client()
+    auth = {"Authorization": "Bearer s3cret-review"}
+    page = client.get(f"/questions/{a.log_id}", headers=auth).text
+    assert "Marked not helpful" in page and "\" checked>" not in page, "nothing is taken as right by default"
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+    refused = client.post(f"/questions/{a.log_id}/eval", data={"csrf": csrf}, headers=auth)
+    assert refused.status_code == 422 and "marked not helpful" in refused.text and not eval_file.exists()
+    nothing = client.post(f"/questions/{a.log_id}/eval", data={"csrf": csrf, "chosen": "1"}, headers=auth)
+    assert nothing.status_code == 422 and "at least one right page" in nothing.text

@@ -32,6 +32,7 @@ from bot.logs.stale import count_stale, stale_by_page
 from bot.logs.store import ASKED_FROM, cited_paths
 from bot.review import charts
 from kb.errors import SupportbotError
+from kb.state import known_pages
 
 COOKIE = "supportbot_review"
 
@@ -64,6 +65,7 @@ def _page_id(value: str | None) -> int | None:
 
 
 MAX_PARAM = 500  # characters in a filter: a search is words, not a document
+MAX_EVAL_PAGES = 20  # right pages (or facts) an eval case may name
 
 
 def create_app(engine: Engine, token: str | None = None, eval_file: Path | None = None) -> Flask:
@@ -212,7 +214,8 @@ def create_app(engine: Engine, token: str | None = None, eval_file: Path | None 
         if trace is None:
             abort(404)
         trace["problems"] = real_problems(trace["problems"])
-        return render_template("detail.html", t=trace)
+        cited = cited_paths(trace.get("sources") or [], trace.get("cited") or [])
+        return render_template("detail.html", t=trace, cited=cited)
 
     @app.get("/gaps")
     def gap_list():
@@ -234,13 +237,16 @@ def create_app(engine: Engine, token: str | None = None, eval_file: Path | None 
         trace = question_trace(engine, question_id) if question_id <= MAX_ID else None
         if trace is None or eval_file is None:
             abort(404)
-        from bot.review.eval_file import EvalFileError
+        from bot.review.eval_file import EvalFileError, append_case
 
+        case, refused = eval_case(engine, trace, request.form)
+        if case is None:
+            return render_template("message.html", title="Eval set", message=refused), 422
         try:
-            added = add_eval_case(eval_file, trace)
+            added = append_case(eval_file, case)
         except EvalFileError as e:
             return render_template("message.html", title="Eval set", message=str(e)), 409
-        message = f"Added to {eval_file}." if added else f"Already in {eval_file}, or it cites no page."
+        message = f"Added to {eval_file}." if added else f"Already in {eval_file}."
         return render_template("message.html", title="Eval set", message=message)
 
     @app.get("/syncs")
@@ -250,12 +256,31 @@ def create_app(engine: Engine, token: str | None = None, eval_file: Path | None 
     return app
 
 
-def add_eval_case(path: Path, trace: dict) -> bool:
-    """Append an answered question and the pages it cited to the eval file (`supportbot eval` reads it)."""
-    from bot.review.eval_file import append_case
+NOT_HELPFUL = "This answer was marked not helpful, so its citations are not taken as right: choose the right pages first."
 
-    pages = cited_paths(trace.get("sources") or [], trace.get("cited") or [])
-    return bool(pages) and append_case(path, {"question": trace["question"], "sources": pages})
+
+def eval_case(engine: Engine, trace: dict, form) -> tuple[dict | None, str]:
+    """The eval case the owner chose: the question, the right pages (the cited ones they kept, and any they typed)
+    and the facts a right answer holds. A bare request takes the cited pages, unless someone marked the answer not
+    helpful: its citations may be the very mistake. (None, why) when there is nothing right to record."""
+    if form.get("chosen"):
+        typed = [p.strip() for p in (form.get("more_pages") or "").replace("\n", ",").split(",") if p.strip()]
+        pages = list(dict.fromkeys([*form.getlist("pages"), *typed]))[:MAX_EVAL_PAGES]
+    elif any(f.get("value") == "down" for f in trace.get("feedback") or []):
+        return None, NOT_HELPFUL
+    else:
+        pages = cited_paths(trace.get("sources") or [], trace.get("cited") or [])
+    if not pages:
+        return None, "Choose at least one right page: a question with no right page is one the docs must not answer."
+    with engine.connect() as conn:
+        unknown = [p for p in pages if p not in known_pages(conn, pages)]
+    if unknown:
+        return None, f"Not pages of the index: {', '.join(unknown)}. Use the paths the sources show."
+    case: dict = {"question": trace["question"], "sources": pages}
+    facts = [f.strip() for f in (form.get("facts") or "").split(";") if f.strip()][:MAX_EVAL_PAGES]
+    if facts:
+        case["facts"] = facts
+    return case, ""
 
 
 def serve(engine: Engine, host: str, port: int, token: str | None, eval_file: Path | None = None) -> None:
