@@ -392,7 +392,7 @@ def test_a_not_helpful_answer_is_not_added_with_its_own_citations_as_right(logge
     client = create_app(logged.engine, token="s3cret-review", eval_file=eval_file).test_client()
     auth = {"Authorization": "Bearer s3cret-review"}
     page = client.get(f"/questions/{a.log_id}", headers=auth).text
-    assert "Marked not helpful" in page and "\" checked>" not in page, "nothing is taken as right by default"
+    assert "Marked not helpful" in page and '" checked>' not in page, "nothing is taken as right by default"
     csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
     refused = client.post(f"/questions/{a.log_id}/eval", data={"csrf": csrf}, headers=auth)
     assert refused.status_code == 422 and "marked not helpful" in refused.text and not eval_file.exists()

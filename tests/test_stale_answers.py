@@ -99,3 +99,17 @@ def test_answers_logged_before_the_upgrade_get_their_cited_pages(db_url):
     with engine.connect() as conn:
         assert conn.execute(select(cited_pages.c.path)).scalars().all() == [WARRANTY]
     engine.dispose()
+
+
+def test_a_changed_line_two_citations_quote_is_one_change(db_url, docs):
+    from sqlalchemy import update
+
+    rt, ids = asked(db_url, docs)
+    with rt.engine.begin() as conn:  # the answer cites the same line twice, as Claude's answers can
+        cited = conn.execute(select(questions.c.cited).where(questions.c.id == ids["length"])).scalar_one()
+        conn.execute(update(questions).where(questions.c.id == ids["length"]).values(cited=cited + cited))
+    page = docs / WARRANTY
+    page.write_text(page.read_text().replace("Pods Pro with a 2-year", "Pods Pro with a 3-year"))
+    rt.sync()
+    [entry] = stale_by_page(rt.engine)[WARRANTY]
+    assert [line["line"] for line in entry["lines"]] == [9]

@@ -41,13 +41,15 @@ def flag_stale(engine: Engine, paths: list[str]) -> int:
         ).all()
         for qid, sources, cited in affected:
             by_n = {s["n"]: s["path"] for s in sources or []}
-            changed = []
+            changed: list[dict] = []
+            seen: set[tuple[str, int]] = set()  # a line two citations quote is one change
             for c in cited or []:
                 path = by_n.get(c.get("n"))
                 if path not in current:
                     continue
                 for number, text in c.get("lines") or []:
-                    if " ".join(text.split()) not in texts[path]:  # moved lines are fine; changed or gone are not
+                    if (path, number) not in seen and " ".join(text.split()) not in texts[path]:  # moved: fine
+                        seen.add((path, number))
                         changed.append({"path": path, "line": number, "old": text, "new": current[path].get(number)})
             if changed:
                 conn.execute(update(questions).where(questions.c.id == qid).values(stale_at=now(), stale=changed))
