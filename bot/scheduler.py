@@ -254,6 +254,6 @@ def prune_logs(runtime: Runtime) -> None:
         return
     try:
         n = prune(runtime.engine, timedelta(days=days))
-        log.info("pruned %d logged questions older than %d days", n, runtime.settings.log_retention_days)
+        log.info("pruned %d logged questions older than %d days", n, days)
     except Exception:
         log.exception("pruning the answer log failed")

@@ -264,10 +264,9 @@ class LocalAnswerer:
         if coverage < THIN and not self.stalled and self.toolbox.searches_left > 0:
             reformulated = self._reformulate()
             if reformulated and reformulated not in self.tried:
-                query = reformulated
-                self.tried.add(query)
+                self.tried.add(reformulated)
                 why = f"The best passage covers {coverage:.0%} of the question: search again in the docs' own words."
-                return Reply([self._call(SEARCH_DOCS, {"query": query}, why)])
+                return Reply([self._call(SEARCH_DOCS, {"query": reformulated}, why)])
         return Reply(draft=self._compose())
 
     def observe(self, results: list[ToolResult]) -> None:
@@ -323,6 +322,10 @@ class LocalAnswerer:
                 break
             yield from self._lines(p, relevance)
 
+    def _ranked(self) -> list[Candidate]:
+        """The candidate lines, best first (ties: the earlier passage, then the earlier line)."""
+        return sorted(self._candidates(), key=lambda c: (-c.score, c.passage.index, c.i))
+
     def _lines(self, p: Passage, relevance: float) -> Iterator[Candidate]:
         """A passage's quotable lines, scored by how much of the question each covers."""
         heading_words = self._words(p.title)
@@ -347,7 +350,7 @@ class LocalAnswerer:
     def _unread_link(self) -> tuple[str, str] | None:
         """The best line says where the rest is ("covered in [Compatibility](compatibility.md)"), on a page no
         search has shown: (the link's text, a search for it with the question)."""
-        ranked = sorted(self._candidates(), key=lambda c: (-c.score, c.passage.index, c.i))
+        ranked = self._ranked()
         if not ranked:
             return None
         _, p, i = ranked[0]
@@ -378,7 +381,7 @@ class LocalAnswerer:
         """A second hop: the best line answers part of the question and names something the question only
         describes ("the firm that took over Northwind": "Fabrikam"); search for that name with the question's
         words the line lacks. A name the docs use everywhere (the product's brand) tells nothing."""
-        ranked = sorted(self._candidates(), key=lambda c: (-c.score, c.passage.index, c.i))
+        ranked = self._ranked()
         if not ranked:
             return None
         _, p, i = ranked[0]
@@ -451,7 +454,7 @@ class LocalAnswerer:
             return Draft(
                 [], note=f"the best passage covers {coverage:.0%} of the question" if self.toolbox.ledger else "nothing found"
             )
-        ranked = sorted(self._candidates(), key=lambda c: (-c.score, c.passage.index, c.i))
+        ranked = self._ranked()
         if not ranked:
             return Draft([], note="no quotable line in the passages found")
         chosen = [ranked[0]]
@@ -474,9 +477,8 @@ class LocalAnswerer:
         if self.needs_number and not any(_has_amount(c.text) for c in chosen):
             return Draft([], note="the question asks for a number and no line found gives one")
         segments, headed = [Segment(INTRO)], set()
-        first: dict[
-            int, int
-        ] = {}  # a passage's place: where its best line ranks, so the answer leads with the line that answers best
+        # A passage's place is where its best line ranks, so the answer leads with the line that answers best.
+        first: dict[int, int] = {}
         for _, p, _ in chosen:
             first.setdefault(p.index, len(first))
         for _, p, i in sorted(chosen, key=lambda c: (first[c.passage.index], c.i)):

@@ -273,7 +273,8 @@ def eval_case(engine: Engine, trace: dict, form) -> tuple[dict | None, str]:
     if not pages:
         return None, "Choose at least one right page: a question with no right page is one the docs must not answer."
     with engine.connect() as conn:
-        unknown = [p for p in pages if p not in known_pages(conn, pages)]
+        known = known_pages(conn, pages)
+    unknown = [p for p in pages if p not in known]
     if unknown:
         return None, f"Not pages of the index: {', '.join(unknown)}. Use the paths the sources show."
     case: dict = {"question": trace["question"], "sources": pages}

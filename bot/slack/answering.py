@@ -155,10 +155,13 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
                     post(reason_message(NOT_READ))
                     mark_answered(slack.runtime.engine, keys)
                 return
-            escalate = bool(slack.access.rule(job.channel, job.is_dm).escalate_to)
+            rule = slack.access.rule(job.channel, job.is_dm)
+            escalate = bool(rule.escalate_to)
             with showing_progress(client, job, text) as on_call:
                 stream = _stream_for(slack, client, job)
-                answer = ask(slack, client, job, text, on_text=stream.append if stream else None, on_call=on_call)
+                answer = ask(
+                    slack, client, job, text, rule.collections, on_text=stream.append if stream else None, on_call=on_call
+                )
                 if not (stream and stream.finish(answer, notice, escalate=escalate)):
                     messages = answer_messages(answer, notice, escalate=escalate)
                     if job.stream_ts:  # a process that died mid-stream left a half answer: it becomes the whole one
@@ -197,7 +200,7 @@ def readable(slack: Slack, job: Job) -> tuple[str, str | None]:
     return job.text, None
 
 
-def ask(slack: Slack, client: WebClient, job: Job, text: str, **callbacks) -> Answer:
+def ask(slack: Slack, client: WebClient, job: Job, text: str, collections: list[str] | None, **callbacks) -> Answer:
     """The runtime's answer to the question, with the thread's earlier messages and the channel's collections."""
     history = thread_history(client, job.channel, job.root, job.ts, job.bot_user_id) if job.root != job.ts else []
     origin = Origin(
@@ -209,7 +212,6 @@ def ask(slack: Slack, client: WebClient, job: Job, text: str, **callbacks) -> An
         message_ts=job.ts,
         visibility=slack.visibility.of(client, job.channel, job.channel_type, job.is_dm),
     )
-    collections = slack.access.rule(job.channel, job.is_dm).collections
     return slack.runtime.ask(text, history, collections=collections, origin=origin, **callbacks)
 
 

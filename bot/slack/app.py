@@ -46,16 +46,16 @@ class SlackConfigError(SupportbotError, ValueError):
 
 def check_tokens(settings: Settings, http: bool) -> None:
     """Missing or malformed tokens: a message naming the setting."""
-    bot = secret(settings.slack_bot_token) if settings.slack_bot_token else ""
+    bot = secret(settings.slack_bot_token)
     if not bot:
         raise SlackConfigError("SLACK_BOT_TOKEN is not set: put the app's Bot User OAuth Token (xoxb-...) in .env")
     if not bot.startswith("xoxb-"):
         raise SlackConfigError("SLACK_BOT_TOKEN should start with xoxb- (the Bot User OAuth Token, not a user or app token)")
     if http:
-        if not settings.slack_signing_secret or not secret(settings.slack_signing_secret):
+        if not secret(settings.slack_signing_secret):
             raise SlackConfigError("SLACK_SIGNING_SECRET is not set: HTTP mode needs the app's Signing Secret")
     else:
-        app_token = secret(settings.slack_app_token) if settings.slack_app_token else ""
+        app_token = secret(settings.slack_app_token)
         if not app_token:
             raise SlackConfigError(
                 "SLACK_APP_TOKEN is not set: Socket Mode needs an app-level token (xapp-...) with connections:write"
@@ -73,16 +73,7 @@ def wait_for_slack(settings: Settings, http: bool) -> str:
     backoff, one log line per failed try. A refused token stops at once: retrying cannot fix it. In Socket Mode
     the app-level token is tried too, before anything starts. Returns the bot's name in the workspace (auth.test),
     which the hints use."""
-    # Quiet: these tries are ours (one line each), not slack_sdk's retries and its ERROR line per refused connection.
-    quiet = logging.getLogger("bot.slack.start.sdk")
-    quiet.disabled = True
-    client = WebClient(
-        token=secret(settings.slack_bot_token),
-        base_url=settings.slack_api_url,
-        timeout=int(settings.slack_timeout_seconds),
-        logger=quiet,
-        retry_handlers=[],
-    )
+    client = web_client(settings, quiet=True)
 
     def say(state: tenacity.RetryCallState) -> None:
         log.warning(
@@ -138,16 +129,26 @@ def app_token_refused(e: SlackApiError) -> str:
     )
 
 
-def web_client(settings: Settings) -> WebClient:
+def web_client(settings: Settings, quiet: bool = False) -> WebClient:
+    """quiet: the start-up check's client, whose tries are ours (one line each), not slack_sdk's retries and its
+    ERROR line per refused connection."""
+    if quiet:
+        silent = logging.getLogger("bot.slack.start.sdk")
+        silent.disabled = True
+        how: dict = {"logger": silent, "retry_handlers": []}
+    else:
+        how = {
+            "retry_handlers": [
+                ConnectionErrorRetryHandler(max_retry_count=2),
+                RateLimitErrorRetryHandler(max_retry_count=3),
+                ServerErrorRetryHandler(max_retry_count=2),
+            ]
+        }
     return WebClient(
         token=secret(settings.slack_bot_token),
         base_url=settings.slack_api_url,
         timeout=int(settings.slack_timeout_seconds),
-        retry_handlers=[
-            ConnectionErrorRetryHandler(max_retry_count=2),
-            RateLimitErrorRetryHandler(max_retry_count=3),
-            ServerErrorRetryHandler(max_retry_count=2),
-        ],
+        **how,
     )
 
 

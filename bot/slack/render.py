@@ -136,12 +136,17 @@ def table(cells: list[list[str]]) -> dict:
     return TableBlock(rows=rows).to_dict()
 
 
+def sources_block(sources: list[Source]) -> dict:
+    """The numbered source links under an answer (or under a hand-over of it)."""
+    return context(["*Sources*", *link_lines([source_link(s) for s in sources])])
+
+
 def trailer_blocks(answer: Answer, escalate: bool = False, private: bool = False) -> list[dict]:
     """What follows the answer's text: its sources (or the closest pages), how it was made, and the buttons. A
     streamed answer ends with these."""
     blocks: list[dict] = []
     if answer.sources:
-        blocks.append(context(["*Sources*", *link_lines([source_link(s) for s in answer.sources])]))
+        blocks.append(sources_block(answer.sources))
     elif answer.closest:
         blocks.append(context(["*Closest pages*", *link_lines([source_link(s, numbered=False) for s in answer.closest])]))
     if answer.status == "answered" and answer.answerer == "local":
@@ -222,7 +227,7 @@ def escalation_message(row: dict, clicked_by: str | None, permalink: str | None,
     head_text = "\n".join(line for line in lines if line)
     answer = to_mrkdwn(row.get("answer") or "")[:HANDOVER_ANSWER_CHARS]  # as the asker read it: lists, bold, links
     blocks = [section(head_text), context([f"*{said}*"]), *[section(part) for part in split_text(answer)][:3]]
-    sources = [source_link(s) for s in logged_sources(row.get("sources"))]
+    sources = logged_sources(row.get("sources"))
     if sources:
-        blocks.append(context(["*Sources*", *link_lines(sources)]))
+        blocks.append(sources_block(sources))
     return {"text": head_text, "blocks": blocks}

@@ -5,6 +5,7 @@ escalation channel (mentioning its support group), once per question however oft
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 from slack_bolt import App
 from slack_sdk.errors import SlackApiError
@@ -14,6 +15,7 @@ from bot.metrics import ESCALATIONS
 from bot.slack.context import Slack
 from bot.slack.message import is_dm_channel
 from bot.slack.render import escalation_message, section
+from bot.slack.replies import tell_clicker
 
 log = logging.getLogger(__name__)
 
@@ -35,13 +37,7 @@ def register(app: App, slack: Slack) -> None:
         message = body.get("message") or {}
         thread = message.get("thread_ts") or message.get("ts")
         private = bool((body.get("container") or {}).get("is_ephemeral"))  # a private /ask answer: no thread to link
-
-        def tell(text: str) -> None:
-            """The clicker alone: beside a private answer through its response_url, else in the thread."""
-            if private:
-                respond(text=text, response_type="ephemeral", replace_original=False)
-            elif channel and user:
-                client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread, text=text)
+        tell = partial(tell_clicker, body, client, respond)
 
         try:
             log_id = int(action.get("value") or 0)

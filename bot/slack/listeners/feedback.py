@@ -14,6 +14,7 @@ from bot.database import retrying
 from bot.logs.store import record_feedback, record_reason
 from bot.metrics import FEEDBACK
 from bot.slack.context import Slack
+from bot.slack.replies import tell_clicker
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,10 @@ def register(app: App, slack: Slack) -> None:
             client.views_open(trigger_id=body["trigger_id"], view=reason_view(feedback_id))
             return
         if kind != "same":
-            thank(body, client, respond, user, THANKS[value])
+            try:
+                tell_clicker(body, client, respond, THANKS[value])
+            except Exception as e:  # a thank-you that cannot be shown is no reason to fail the vote
+                log.info("could not thank %s for feedback: %s", user, e)
 
     @app.view(REASON_VIEW)
     def on_reason(ack, body, view):
@@ -77,19 +81,3 @@ def register(app: App, slack: Slack) -> None:
         user = (body.get("user") or {}).get("id")
         if text.strip() and not record_reason(slack.runtime.engine, int(view.get("private_metadata") or 0), user, text):
             log.warning("a feedback reason from %s matched no vote of theirs", user)
-
-
-def thank(body: dict, client, respond, user: str | None, text: str) -> None:
-    """Privately, beside the answer: under a private (/ask) answer through its response_url, as the bot may not be
-    in that channel; elsewhere in the answer's thread."""
-    channel = (body.get("channel") or {}).get("id")
-    message = body.get("message") or {}
-    try:
-        if (body.get("container") or {}).get("is_ephemeral"):
-            respond(text=text, response_type="ephemeral", replace_original=False)
-        elif channel and user:
-            client.chat_postEphemeral(
-                channel=channel, user=user, thread_ts=message.get("thread_ts") or message.get("ts"), text=text
-            )
-    except Exception as e:  # a thank-you that cannot be shown is no reason to fail the vote
-        log.info("could not thank %s for feedback: %s", user, e)
