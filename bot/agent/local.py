@@ -14,21 +14,31 @@ Arithmetic questions go to the calculator.
 
 from __future__ import annotations
 
-import posixpath
 import re
-from collections import Counter
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
-from typing import NamedTuple
 
+from bot.agent import meaning
 from bot.agent.evidence import Passage
+from bot.agent.lines import (
+    Candidate,
+    docs_words,
+    excerpt,
+    header_of,
+    is_table_header,
+    linked_pages,
+    names_in,
+    quotable,
+    quote,
+    with_context,
+)
 from bot.agent.loop import Draft, Reply
+from bot.agent.numbers import arithmetic_in, asks_for_a_number, asks_how_much, has_amount
 from bot.agent.tools import CALCULATOR, SEARCH_DOCS, Toolbox, ToolCall, ToolResult
-from bot.agent.types import Citation, Segment
-from kb.coverage import GENERIC_ZIPF, docs_weights, zipf
-from kb.encoder import CLOSE, RELATED
-from kb.screening import speaks_to_assistant
-from kb.tokens import Tokenizer, plural_stem
+from bot.agent.types import Segment
+from kb.coverage import docs_weights
+from kb.encoder import RELATED
+from kb.tokens import plural_stem
 
 INTRO = "From the docs (an extractive answer: the lines below are quoted as written):\n"
 THIN = 0.6  # below this coverage of the question, search again
@@ -36,8 +46,6 @@ NUMBER_BONUS = 0.3  # a line with a number, when the question asks for an amount
 ENOUGH = 0.3  # below this coverage of the question by the best passage, abstain
 HEADING_CREDIT = 0.5  # a question word found in the line's heading counts half
 MAX_LINES = 3
-LONG_LINE = 300  # characters: a longer line is quoted by its sentences that answer
-MAX_SENTENCES = 2
 # Words that shape a question but say nothing about its subject: they do not need covering.
 QUESTION_WORDS = frozenset(
     "much many long often really mean means need needs get got like want know tell way ways possible exactly also "
@@ -47,141 +55,8 @@ EXPANSION_TERMS = 3
 RANK_FLOOR, RANK_DECAY = 0.5, 0.25  # a passage's relevance: its coverage, discounted by its search rank
 HOP_MAX_DF, HOP_MAX_SHARE = 3, 0.01  # a name in more chunks than this is too common to search for
 BAND = 0.7  # lines are quoted from the passages at least this relevant, relative to the best
-# A quoted page must also be close in meaning: one of its chunks in the first search ranks within this share of
-# the docs' chunks (at least MEANING_FLOOR) by dense similarity to the question. Words alone coincide ("jane@laptop"
-# for "who do I ask for a new laptop"); on three docs sets the right pages ranked within 1%, coincidences 2.5%-none.
-MEANING_SHARE, MEANING_FLOOR = 0.02, 10
-# With the sentence encoder, meaning is judged line by line: the best quotable line of the first search's best pages,
-# by its cosine with the question. Below RELATED nothing found is about the question; below CLOSE a question whose
-# subject the docs never use is not answered (kb.encoder says how they were measured).
-MEANING_PAGES = 3  # the lines judged are those of the first search's best pages
-
-_DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)"  # 1,200 or 1200, never a trailing comma
-_NUM = rf"\(?[$€£]?{_DIGITS}(?:\.\d+)?%?\)?"
-_OP = r"(?:[*/×÷x^+\-]|\bof\b)"
-_EXPRESSION = re.compile(rf"{_NUM}(?:\s*{_OP}\s*{_NUM})+", re.IGNORECASE)
-_ASKS_FOR_A_NUMBER = re.compile(
-    r"\bhow (long|many|much|often|soon|far|big|old)\b|^\s*when\b|\bwhat (time|day|version|price)\b|\b(cost|price|fee)s?\b",
-    re.IGNORECASE,
-)
-# A quantity only a number answers ("how many", "how long", "what does it cost"); "when" may be "on Fridays".
-_ASKS_HOW_MUCH = re.compile(r"\bhow (long|many|much|often|old|big|far)\b|\b(cost|price|fee)s?\b", re.IGNORECASE)
-_ASKS_TO_COMPUTE = re.compile(r"^\s*(what(?:'s|’s|s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*\d|%\s*of\b", re.I)
-
-
-_PCT, _AMOUNT = r"(\d+(?:\.\d+)?)\s*%", rf"[$€£]?({_DIGITS}(?:\.\d+)?)"
-_ARTICLE = r"(?:(?:a|an|the|my|our|your|each)\s+)?"
-_NOUN = r"(?:\s+[a-z]+){0,2}?"  # "order", "seats", "monthly plan": what an amount is of
-_DISCOUNT = re.compile(rf"{_PCT}\s*(?:off|discount\s+on|less\s+than)\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE)
-_MARKUP = re.compile(rf"{_AMOUNT}{_NOUN}\s+(?:plus|with|\+)\s+{_PCT}", re.IGNORECASE)
-_PERCENT_OF = re.compile(rf"{_PCT}\s*of\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE)
-_EACH = re.compile(rf"\b({_DIGITS}){_NOUN}\s+(?:at|for|x|×)\s+{_AMOUNT}\s*(?:each|apiece|a piece|per\s+\w+)", re.IGNORECASE)
-_WORDS = (  # people's words for operators, between two numbers
-    (re.compile(r"\bper\s*cent\b|\bpercent\b", re.I), "%"),
-    (re.compile(r"(?<=\d)\s+(?:times|multiplied by)\s+(?=[$€£]?\d)", re.I), " * "),
-    (re.compile(r"(?<=\d)\s+divided by\s+(?=[$€£]?\d)", re.I), " / "),
-    (re.compile(r"(?<=\d)\s+plus\s+(?=[$€£]?\d[\d,.]*(?!\s*%))", re.I), " + "),
-    (re.compile(r"(?<=\d)\s+minus\s+(?=[$€£]?\d)", re.I), " - "),
-)
-
-
-def arithmetic_in(question: str) -> str | None:
-    """The arithmetic expression a question asks to compute, in people's words too ("12% of a $340 order": 12% of 340;
-    "20 percent off 45": 45 - 20% of 45; "$340 plus 12%": 340 + 12% of 340; "3 seats at $12 each": 3 * 12)."""
-    for words, op in _WORDS:
-        question = words.sub(op, question)
-    if not (
-        _ASKS_TO_COMPUTE.search(question) or _DISCOUNT.search(question) or _MARKUP.search(question) or _EACH.search(question)
-    ):
-        return None
-    question = _DISCOUNT.sub(lambda m: f"{m[2]} - {m[1]}% of {m[2]}", question)
-    question = _MARKUP.sub(lambda m: f"{m[1]} + {m[2]}% of {m[1]}", question)
-    question = _PERCENT_OF.sub(lambda m: f"{m[1]}% of {m[2]}", question)
-    question = _EACH.sub(lambda m: f"{m[1]} * {m[2]}", question)
-    found = [m.group(0) for m in _EXPRESSION.finditer(question)]
-    return max(found, key=len).strip() if found else None
-
-
-_CAPTION = re.compile(
-    r"^(?:figure|fig\.|table|example)\s+[\d.]+\S*\s+(?:\S+\s+){0,9}\S+$", re.I
-)  # "Figure 17.94. Video filter options"
-_LETTER_OR_SPACE = re.compile(r"[^\W\d_]|\s")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-CONTEXT_ITEMS = 4  # list items quoted around the best one
-
-
-def _quotable(text: str) -> bool:
-    """Prose worth quoting: not an instruction to an assistant, not a bare heading, caption, rule or code."""
-    if speaks_to_assistant(text) or len(text.split()) < 3 or set(text) <= set("|-: ") or _CAPTION.match(text):
-        return False
-    if text.startswith("|"):  # a table row: quotable when it has more than labels
-        return any(ch.isdigit() for ch in text)
-    return len(_LETTER_OR_SPACE.findall(text)) >= 0.7 * len(text)
-
-
-def _is_separator(line: str) -> bool:
-    return line.startswith("|") and set(line) <= set("|-: ")
-
-
-def is_table_header(blocks: list[str], i: int) -> bool:
-    return blocks[i].startswith("|") and i + 1 < len(blocks) and _is_separator(blocks[i + 1])
-
-
-def header_of(blocks: list[str], i: int) -> int | None:
-    """The header row of the Markdown table whose body line i is, if it is one."""
-    if not blocks[i].startswith("|") or _is_separator(blocks[i]):
-        return None
-    row = i - 1
-    while row >= 1 and blocks[row].startswith("|"):
-        if _is_separator(blocks[row]):
-            return row - 1 if blocks[row - 1].startswith("|") else None
-        row -= 1
-    return None
-
-
 # "the firm that took over Northwind", "the headphones made by ...": something described, not named
 _DESCRIPTION = re.compile(r"\bthe \w+(?: \w+)? (?:that|which|who|whose)\b|\b(?:made|owned|bought|run|built|sold) by\b", re.I)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(`\"'])")
-_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]*)[^)]*\)")
-_NAME = re.compile(r"\b[A-Z][\w+-]*(?:\s+[A-Z][\w+-]*)*")
-
-
-def links_in(line: str) -> list[tuple[str, str]]:
-    """The Markdown links of a line: (text, target)."""
-    return [(m[1], m[2]) for m in _LINK.finditer(line)]
-
-
-def names_in(line: str, question: str) -> list[str]:
-    """Capitalised phrases a line names that the question does not, each with a word rarer than everyday
-    English ("Fabrikam", not "In"); link texts first."""
-    asked = set(re.findall(r"\w+", question.lower()))
-    found = [text for text, _ in links_in(line)] + [m[0] for m in _NAME.finditer(_LINK.sub(" ", line))]
-    out: list[str] = []
-    for name in found:
-        words = re.findall(r"\w+", name.lower())
-        if words and not asked.intersection(words) and any(zipf(w) < GENERIC_ZIPF for w in words) and name not in out:
-            out.append(name)
-    return out
-
-
-_SURFACE = Tokenizer(stem=None)  # words as written, stopwords dropped
-
-
-class Candidate(NamedTuple):
-    """A quotable line of a passage read, scored for how well it answers the question."""
-
-    score: float
-    passage: Passage
-    i: int  # the line's index in passage.blocks
-
-    @property
-    def text(self) -> str:
-        return self.passage.blocks[self.i]
-
-
-def _has_amount(text: str) -> bool:
-    """A number in the line's text, not just its list numbering."""
-    return any(ch.isdigit() for ch in re.sub(r"^\s*(\d+[.)]|[-*])\s+", "", text))
 
 
 class LocalAnswerer:
@@ -211,8 +86,8 @@ class LocalAnswerer:
         self._read_texts: dict[str, frozenset[str]] = {}
         self.question = question
         self.expression = arithmetic_in(question)
-        self.wants_number = bool(_ASKS_FOR_A_NUMBER.search(question))
-        self.needs_number = bool(_ASKS_HOW_MUCH.search(question))
+        self.wants_number = asks_for_a_number(question)
+        self.needs_number = asks_how_much(question)
         self.calls = 0
         self.tried = {self.query}
         self.started = False
@@ -250,9 +125,7 @@ class LocalAnswerer:
                 self.hopped = True
                 name, query = hop
                 self.tried.add(query)
-                why = (
-                    f"The best line names {name}, which the question only describes: search for it with the rest of the question."
-                )
+                why = f"The best line names {name}, which the question only describes: search for it with the rest of it."
                 return Reply([self._call(SEARCH_DOCS, {"query": query}, why)])
         link = self._unread_link() if not self.linked and self.toolbox.searches_left > 0 else None
         if link is not None:
@@ -330,20 +203,17 @@ class LocalAnswerer:
         """A passage's quotable lines, scored by how much of the question each covers."""
         heading_words = self._words(p.title)
         for i, text in enumerate(p.blocks):
-            if is_table_header(p.blocks, i) or not _quotable(text):
+            if is_table_header(p.blocks, i) or not quotable(text):
                 continue
-            bonus = NUMBER_BONUS if self.wants_number and _has_amount(text) else 0.0
+            bonus = NUMBER_BONUS if self.wants_number and has_amount(text) else 0.0
             header = header_of(p.blocks, i)
             words = self._words(text if header is None else f"{text} {p.blocks[header]}")  # a cell means what its column says
             yield Candidate(self._coverage(words, heading_words) + 0.5 * relevance + bonus, p, i)
 
     def _followed(self, p, i: int):
         """The best line of each passage read whose page this line links to ("covered in [Compatibility](...)")."""
-        here = posixpath.dirname(p.hit.path)
-        for _, target in links_in(p.blocks[i]):
-            if not target or "://" in target or target.startswith(("#", "mailto:")):
-                continue
-            best = self._best_line(posixpath.normpath(posixpath.join(here, target.split("#")[0])))
+        for _, path in linked_pages(p, i):
+            best = self._best_line(path)
             if best is not None:
                 yield best
 
@@ -351,17 +221,9 @@ class LocalAnswerer:
         """The best line says where the rest is ("covered in [Compatibility](compatibility.md)"), on a page no
         search has shown: (the link's text, a search for it with the question)."""
         ranked = self._ranked()
-        if not ranked:
-            return None
-        _, p, i = ranked[0]
         read = {q.hit.path for q in self.toolbox.ledger.passages}
-        here = posixpath.dirname(p.hit.path)
-        for text, target in links_in(p.blocks[i]):
-            if not target or "://" in target or target.startswith(("#", "mailto:")):
-                continue
-            if posixpath.normpath(posixpath.join(here, target.split("#")[0])) not in read:
-                return text, f"{text} {self.question}"
-        return None
+        unread = [text for text, path in linked_pages(ranked[0].passage, ranked[0].i) if path not in read] if ranked else []
+        return (unread[0], f"{unread[0]} {self.question}") if unread else None
 
     def _best_line(self, path: str, wanted: set[str] | None = None):
         """The best quotable line of a page among the passages read (holding one of `wanted`, if given)."""
@@ -399,47 +261,18 @@ class LocalAnswerer:
 
     def _reformulate(self) -> str | None:
         """The question plus the words the best passages use most, rare ones first, as the docs write them."""
-        tokenizer = self.index.tokenizer
-        seen: Counter[str] = Counter()
-        surface: dict[str, str] = {}
-        for p in self.toolbox.ledger.passages[:3]:
-            for text in p.blocks:
-                if speaks_to_assistant(text):
-                    continue
-                words = _SURFACE.words(text)
-                for word, term in zip(words, tokenizer.stems(words)):
-                    seen[term] += 1
-                    surface.setdefault(term, word)
-        for t in self.weights:
-            seen.pop(t, None)
-        if not seen:
-            return None
-        idf = dict(zip(seen, self.index.idf(list(seen))))
-        ranked = sorted(seen, key=lambda t: -seen[t] * idf[t])
-        return " ".join([self.query, *(surface[t] for t in ranked[:EXPANSION_TERMS])])
+        more = docs_words(self.toolbox.ledger.passages[:3], self.index, set(self.weights), EXPANSION_TERMS)
+        return " ".join([self.query, *more]) if more else None
 
     def _far_from_meaning(self) -> str | None:
-        """Why the docs cannot answer, judged by meaning: no line the first search found is about the question,
-        or its subject is a word the docs never use and no line is close to it ("skip a song" finds "Tap twice:
-        next track"; "the price of the smartwatch" finds only prices of other things)."""
+        """Why the docs cannot answer, judged line by line by the sentence encoder (bot.agent.meaning)."""
         if self.encoder is None:
             return None
-        first = self.toolbox.ledger.passages[: self.first_search]
-        pages = list(dict.fromkeys(p.hit.path for p in first))[:MEANING_PAGES]  # the same lines however many a search shows
-        lines = list(dict.fromkeys(t for p in first if p.hit.path in pages for t in p.blocks if _quotable(t)))
-        if not lines:
+        judged = meaning.judge(self.question, self.toolbox.ledger.passages[: self.first_search], self.encoder, self._excerpt)
+        if judged is None:
             return None
-        quoted = [self._excerpt(text).replace("…", " ") for text in lines]  # a long paragraph as it would be quoted
-        vectors = self.encoder.embed([self.question, *quoted])
-        cosines = vectors[1:] @ vectors[0]
-        related = {text for text, c in zip(lines, cosines.tolist()) if c >= RELATED}
-        self.meant = {p.hit.path for p in first if related.intersection(p.blocks)}
-        best = float(cosines.max())
-        if best < RELATED:
-            return f"no line found is about the question (best cosine {best:.2f})"
-        if self.absent and best < CLOSE:
-            return f"the docs never use {', '.join(self.absent)} and no line is close in meaning (best cosine {best:.2f})"
-        return None
+        self.meant = judged.pages
+        return meaning.why_far(judged, self.absent)
 
     def _compose(self) -> Draft:
         far = self._far_from_meaning()
@@ -470,11 +303,11 @@ class LocalAnswerer:
             for cand in self._followed(p, i):
                 if len(chosen) < MAX_LINES and all(cand[1:] != c[1:] for c in chosen):
                     chosen.append(cand)
-        chosen = self._with_context(chosen)
+        chosen = with_context(chosen)
         meant = self._close_in_meaning()
         if meant is not None and not any(c.passage.hit.path in meant for c in chosen):
             return Draft([], note="the lines found share words with the question, but no page close to it in meaning")
-        if self.needs_number and not any(_has_amount(c.text) for c in chosen):
+        if self.needs_number and not any(has_amount(c.text) for c in chosen):
             return Draft([], note="the question asks for a number and no line found gives one")
         segments, headed = [Segment(INTRO)], set()
         # A passage's place is where its best line ranks, so the answer leads with the line that answers best.
@@ -483,47 +316,18 @@ class LocalAnswerer:
             first.setdefault(p.index, len(first))
         for _, p, i in sorted(chosen, key=lambda c: (first[c.passage.index], c.i)):
             header = header_of(p.blocks, i)
-            segments.append(self._quote(p, i, None if (p.index, header) in headed else header, self._excerpt(p.blocks[i])))
+            segments.append(quote(p, i, None if (p.index, header) in headed else header, self._excerpt(p.blocks[i])))
             segments.append(Segment("\n"))
             headed.add((p.index, header))
         return Draft(segments)
 
-    def _with_context(self, chosen):
-        """The best line with the lines around it that complete it: a rule is often stated over two lines ("free
-        over $50" / "otherwise $5"), and a list item is read with its list ("tap once" / "tap twice"). Neighbours
-        come from the same passage, only when quotable and short, and never a table's."""
-        _, p, i = chosen[0]
-        if p.blocks[i].startswith("|"):
-            return chosen
-        near = [i - 1, i + 1]
-        anchor = i if _LIST_ITEM.match(p.blocks[i]) else i - 1  # a list item, or the line right after a list
-        if anchor >= 0 and _LIST_ITEM.match(p.blocks[anchor]):  # that list, up to CONTEXT_ITEMS items around it
-            run = range(max(0, anchor - CONTEXT_ITEMS), min(len(p.blocks), anchor + CONTEXT_ITEMS + 1))
-            items = [j for j in run if all(_LIST_ITEM.match(p.blocks[k]) for k in range(min(anchor, j), max(anchor, j) + 1))]
-            near = sorted({*items, i + 1} - {i})
-        taken = {(c.passage.index, c.i) for c in chosen}
-        extra = [
-            Candidate(chosen[0].score, p, j)
-            for j in near
-            if 0 <= j < len(p.blocks)
-            and (p.index, j) not in taken
-            and _quotable(p.blocks[j])
-            and len(p.blocks[j]) <= LONG_LINE
-            and not p.blocks[j].startswith("|")
-        ]
-        return chosen + extra
-
     def _close_in_meaning(self) -> set[str] | None:
-        """Pages the first search found close to the question in meaning as well as in words: with the sentence
-        encoder, its best pages holding a line about the question (_far_from_meaning); else by the dense ranking
-        (None: no vectors at all)."""
+        """Pages the first search found close to the question in meaning as well as in words (None: no vectors)."""
         if self.meant is not None:
             return self.meant
         if self.toolbox.searcher.mode == "bm25":
             return None
-        cutoff = max(MEANING_FLOOR, MEANING_SHARE * self.index.size)
-        first = self.toolbox.ledger.passages[: self.first_search]
-        return {p.hit.path for p in first if p.hit.dense_rank is not None and p.hit.dense_rank <= cutoff}
+        return meaning.close_by_rank(self.toolbox.ledger.passages[: self.first_search], self.index.size)
 
     def _lead(self):
         """The best line of the page the first search ranked first (the hybrid ranking's choice), when it holds a
@@ -531,39 +335,9 @@ class LocalAnswerer:
         passages = self.toolbox.ledger.passages
         return self._best_line(passages[0].hit.path, set(self.stems.values())) if passages else None
 
-    @staticmethod
-    def _quote(p, i: int, header: int | None, excerpt: str) -> Segment:
-        """One cited line; a table's first quoted row comes with the table's header, cited too, so its cells keep
-        their meaning (later rows of the same table follow it without repeating the header). Prose shows the
-        excerpt that answers; the citation covers the whole line."""
-        text = p.blocks[i]
-        row = Citation(p.index, i, i + 1, text, p.source)
-        if text.startswith("|"):
-            if header is None:
-                return Segment(text, (row,))
-            head = p.blocks[header : header + 2]
-            return Segment("\n".join([*head, text]), (Citation(p.index, header, header + 2, "".join(head), p.source), row))
-        return Segment(f"> {excerpt}", (row,))
-
     def _excerpt(self, text: str) -> str:
-        """A long line's sentences that hold the question's words (at most MAX_SENTENCES, "…" where some are left
-        out); a short line whole."""
-        if len(text) <= LONG_LINE or text.startswith("|"):
-            return text
-        sentences = _SENTENCE.split(text)
         wanted = set(self.stems.values())
-        hits = [len(self._words(x) & wanted) for x in sentences]
-        keep = sorted(sorted(range(len(sentences)), key=lambda n: (-hits[n], n))[:MAX_SENTENCES])
-        keep = [n for n in keep if hits[n]] or [0]
-        out, last = [], -1
-        for n in keep:
-            if n != last + 1:
-                out.append("…")
-            out.append(sentences[n])
-            last = n
-        if last != len(sentences) - 1:
-            out.append("…")
-        return " ".join(out)
+        return excerpt(text, lambda sentence: len(self._words(sentence) & wanted))
 
     def _adds_something(self, chosen, cand) -> bool:
         """A further line must bring a question word the chosen lines lack, or come from another page that is

@@ -1,0 +1,181 @@
+"""The lines of a passage the local answerer reads: which are worth quoting, tables and their headers, links and
+names, and how a chosen line is quoted with its citation."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
+
+from bot.agent.evidence import Passage
+from bot.agent.types import Citation, Segment
+from kb.coverage import GENERIC_ZIPF, zipf
+from kb.screening import speaks_to_assistant
+from kb.search import ServingIndex
+from kb.tokens import Tokenizer
+
+LONG_LINE = 300  # characters: a longer line is quoted by its sentences that answer
+MAX_SENTENCES = 2
+_CAPTION = re.compile(
+    r"^(?:figure|fig\.|table|example)\s+[\d.]+\S*\s+(?:\S+\s+){0,9}\S+$", re.I
+)  # "Figure 17.94. Video filter options"
+_LETTER_OR_SPACE = re.compile(r"[^\W\d_]|\s")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+CONTEXT_ITEMS = 4  # list items quoted around the best one
+
+
+def quotable(text: str) -> bool:
+    """Prose worth quoting: not an instruction to an assistant, not a bare heading, caption, rule or code."""
+    if speaks_to_assistant(text) or len(text.split()) < 3 or set(text) <= set("|-: ") or _CAPTION.match(text):
+        return False
+    if text.startswith("|"):  # a table row: quotable when it has more than labels
+        return any(ch.isdigit() for ch in text)
+    return len(_LETTER_OR_SPACE.findall(text)) >= 0.7 * len(text)
+
+
+def _is_separator(line: str) -> bool:
+    return line.startswith("|") and set(line) <= set("|-: ")
+
+
+def is_table_header(blocks: list[str], i: int) -> bool:
+    return blocks[i].startswith("|") and i + 1 < len(blocks) and _is_separator(blocks[i + 1])
+
+
+def header_of(blocks: list[str], i: int) -> int | None:
+    """The header row of the Markdown table whose body line i is, if it is one."""
+    if not blocks[i].startswith("|") or _is_separator(blocks[i]):
+        return None
+    row = i - 1
+    while row >= 1 and blocks[row].startswith("|"):
+        if _is_separator(blocks[row]):
+            return row - 1 if blocks[row - 1].startswith("|") else None
+        row -= 1
+    return None
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(`\"'])")
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]*)[^)]*\)")
+_NAME = re.compile(r"\b[A-Z][\w+-]*(?:\s+[A-Z][\w+-]*)*")
+
+
+def links_in(line: str) -> list[tuple[str, str]]:
+    """The Markdown links of a line: (text, target)."""
+    return [(m[1], m[2]) for m in _LINK.finditer(line)]
+
+
+def linked_pages(p: Passage, i: int) -> Iterator[tuple[str, str]]:
+    """The pages of these docs that line i links to: (the link's text, the page's path)."""
+    here = posixpath.dirname(p.hit.path)
+    for text, target in links_in(p.blocks[i]):
+        if target and "://" not in target and not target.startswith(("#", "mailto:")):
+            yield text, posixpath.normpath(posixpath.join(here, target.split("#")[0]))
+
+
+def names_in(line: str, question: str) -> list[str]:
+    """Capitalised phrases a line names that the question does not, each with a word rarer than everyday
+    English ("Fabrikam", not "In"); link texts first."""
+    asked = set(re.findall(r"\w+", question.lower()))
+    found = [text for text, _ in links_in(line)] + [m[0] for m in _NAME.finditer(_LINK.sub(" ", line))]
+    out: list[str] = []
+    for name in found:
+        words = re.findall(r"\w+", name.lower())
+        if words and not asked.intersection(words) and any(zipf(w) < GENERIC_ZIPF for w in words) and name not in out:
+            out.append(name)
+    return out
+
+
+class Candidate(NamedTuple):
+    """A quotable line of a passage read, scored for how well it answers the question."""
+
+    score: float
+    passage: Passage
+    i: int  # the line's index in passage.blocks
+
+    @property
+    def text(self) -> str:
+        return self.passage.blocks[self.i]
+
+
+def with_context(chosen: list[Candidate]) -> list[Candidate]:
+    """The best line with the lines around it that complete it: a rule is often stated over two lines ("free
+    over $50" / "otherwise $5"), and a list item is read with its list ("tap once" / "tap twice"). Neighbours
+    come from the same passage, only when quotable and short, and never a table's."""
+    _, p, i = chosen[0]
+    if p.blocks[i].startswith("|"):
+        return chosen
+    near = [i - 1, i + 1]
+    anchor = i if LIST_ITEM.match(p.blocks[i]) else i - 1  # a list item, or the line right after a list
+    if anchor >= 0 and LIST_ITEM.match(p.blocks[anchor]):  # that list, up to CONTEXT_ITEMS items around it
+        run = range(max(0, anchor - CONTEXT_ITEMS), min(len(p.blocks), anchor + CONTEXT_ITEMS + 1))
+        items = [j for j in run if all(LIST_ITEM.match(p.blocks[k]) for k in range(min(anchor, j), max(anchor, j) + 1))]
+        near = sorted({*items, i + 1} - {i})
+    taken = {(c.passage.index, c.i) for c in chosen}
+    extra = [
+        Candidate(chosen[0].score, p, j)
+        for j in near
+        if 0 <= j < len(p.blocks)
+        and (p.index, j) not in taken
+        and quotable(p.blocks[j])
+        and len(p.blocks[j]) <= LONG_LINE
+        and not p.blocks[j].startswith("|")
+    ]
+    return chosen + extra
+
+
+def quote(p: Passage, i: int, header: int | None, excerpt: str) -> Segment:
+    """One cited line; a table's first quoted row comes with the table's header, cited too, so its cells keep
+    their meaning (later rows of the same table follow it without repeating the header). Prose shows the
+    excerpt that answers; the citation covers the whole line."""
+    text = p.blocks[i]
+    row = Citation(p.index, i, i + 1, text, p.source)
+    if text.startswith("|"):
+        if header is None:
+            return Segment(text, (row,))
+        head = p.blocks[header : header + 2]
+        return Segment("\n".join([*head, text]), (Citation(p.index, header, header + 2, "".join(head), p.source), row))
+    return Segment(f"> {excerpt}", (row,))
+
+
+def excerpt(text: str, answers: Callable[[str], int]) -> str:
+    """A long line's sentences that answer best, by `answers` (how many of the question's words a sentence holds):
+    at most MAX_SENTENCES, "…" where some are left out; a short line whole."""
+    if len(text) <= LONG_LINE or text.startswith("|"):
+        return text
+    sentences = _SENTENCE.split(text)
+    hits = [answers(x) for x in sentences]
+    keep = sorted(sorted(range(len(sentences)), key=lambda n: (-hits[n], n))[:MAX_SENTENCES])
+    keep = [n for n in keep if hits[n]] or [0]
+    out: list[str] = []
+    last = -1
+    for n in keep:
+        if n != last + 1:
+            out.append("…")
+        out.append(sentences[n])
+        last = n
+    if last != len(sentences) - 1:
+        out.append("…")
+    return " ".join(out)
+
+
+_SURFACE = Tokenizer(stem=None)  # words as written, stopwords dropped
+
+
+def docs_words(passages: Sequence[Passage], index: ServingIndex, known: set[str], n: int) -> list[str]:
+    """The n words these passages use most, rare ones first, as the docs write them, leaving out the `known` terms
+    (pseudo-relevance feedback: a search again in the docs' own words)."""
+    seen: Counter[str] = Counter()
+    surface: dict[str, str] = {}
+    for p in passages:
+        for text in p.blocks:
+            if speaks_to_assistant(text):
+                continue
+            words = _SURFACE.words(text)
+            for word, term in zip(words, index.tokenizer.stems(words)):
+                seen[term] += 1
+                surface.setdefault(term, word)
+    for t in known:
+        seen.pop(t, None)
+    idf = dict(zip(seen, index.idf(list(seen))))
+    return [surface[t] for t in sorted(seen, key=lambda t: -seen[t] * idf[t])[:n]]

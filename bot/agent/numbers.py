@@ -1,0 +1,65 @@
+"""What a question asks of numbers: an amount the answer must quote, or a sum to compute."""
+
+from __future__ import annotations
+
+import re
+
+_DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)"  # 1,200 or 1200, never a trailing comma
+_NUM = rf"\(?[$€£]?{_DIGITS}(?:\.\d+)?%?\)?"
+_OP = r"(?:[*/×÷x^+\-]|\bof\b)"
+_EXPRESSION = re.compile(rf"{_NUM}(?:\s*{_OP}\s*{_NUM})+", re.IGNORECASE)
+_ASKS_FOR_A_NUMBER = re.compile(
+    r"\bhow (long|many|much|often|soon|far|big|old)\b|^\s*when\b|\bwhat (time|day|version|price)\b|\b(cost|price|fee)s?\b",
+    re.IGNORECASE,
+)
+# A quantity only a number answers ("how many", "how long", "what does it cost"); "when" may be "on Fridays".
+_ASKS_HOW_MUCH = re.compile(r"\bhow (long|many|much|often|old|big|far)\b|\b(cost|price|fee)s?\b", re.IGNORECASE)
+_ASKS_TO_COMPUTE = re.compile(r"^\s*(what(?:'s|’s|s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*\d|%\s*of\b", re.I)
+
+
+_PCT, _AMOUNT = r"(\d+(?:\.\d+)?)\s*%", rf"[$€£]?({_DIGITS}(?:\.\d+)?)"
+_ARTICLE = r"(?:(?:a|an|the|my|our|your|each)\s+)?"
+_NOUN = r"(?:\s+[a-z]+){0,2}?"  # "order", "seats", "monthly plan": what an amount is of
+_DISCOUNT = re.compile(rf"{_PCT}\s*(?:off|discount\s+on|less\s+than)\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE)
+_MARKUP = re.compile(rf"{_AMOUNT}{_NOUN}\s+(?:plus|with|\+)\s+{_PCT}", re.IGNORECASE)
+_PERCENT_OF = re.compile(rf"{_PCT}\s*of\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE)
+_EACH = re.compile(rf"\b({_DIGITS}){_NOUN}\s+(?:at|for|x|×)\s+{_AMOUNT}\s*(?:each|apiece|a piece|per\s+\w+)", re.IGNORECASE)
+_WORDS = (  # people's words for operators, between two numbers
+    (re.compile(r"\bper\s*cent\b|\bpercent\b", re.I), "%"),
+    (re.compile(r"(?<=\d)\s+(?:times|multiplied by)\s+(?=[$€£]?\d)", re.I), " * "),
+    (re.compile(r"(?<=\d)\s+divided by\s+(?=[$€£]?\d)", re.I), " / "),
+    (re.compile(r"(?<=\d)\s+plus\s+(?=[$€£]?\d[\d,.]*(?!\s*%))", re.I), " + "),
+    (re.compile(r"(?<=\d)\s+minus\s+(?=[$€£]?\d)", re.I), " - "),
+)
+
+
+def arithmetic_in(question: str) -> str | None:
+    """The arithmetic expression a question asks to compute, in people's words too ("12% of a $340 order": 12% of 340;
+    "20 percent off 45": 45 - 20% of 45; "$340 plus 12%": 340 + 12% of 340; "3 seats at $12 each": 3 * 12)."""
+    for words, op in _WORDS:
+        question = words.sub(op, question)
+    if not (
+        _ASKS_TO_COMPUTE.search(question) or _DISCOUNT.search(question) or _MARKUP.search(question) or _EACH.search(question)
+    ):
+        return None
+    question = _DISCOUNT.sub(lambda m: f"{m[2]} - {m[1]}% of {m[2]}", question)
+    question = _MARKUP.sub(lambda m: f"{m[1]} + {m[2]}% of {m[1]}", question)
+    question = _PERCENT_OF.sub(lambda m: f"{m[1]}% of {m[2]}", question)
+    question = _EACH.sub(lambda m: f"{m[1]} * {m[2]}", question)
+    found = [m.group(0) for m in _EXPRESSION.finditer(question)]
+    return max(found, key=len).strip() if found else None
+
+
+def asks_for_a_number(question: str) -> bool:
+    """An amount, a duration or a time would answer it: a line with a number is worth more."""
+    return bool(_ASKS_FOR_A_NUMBER.search(question))
+
+
+def asks_how_much(question: str) -> bool:
+    """Only a number answers it: an answer without one is no answer."""
+    return bool(_ASKS_HOW_MUCH.search(question))
+
+
+def has_amount(text: str) -> bool:
+    """A number in the line's text, not just its list numbering."""
+    return any(ch.isdigit() for ch in re.sub(r"^\s*(\d+[.)]|[-*])\s+", "", text))

@@ -1,0 +1,89 @@
+"""Long-running commands: the Slack app and the review page."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from bot.cli.options import clear_errors, db_option, docs_option, runtime_for
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
+
+
+def check_claude(rt: Runtime) -> None:
+    """With a key set, `serve` checks key and model once at start: a typo is found now, not at the first question."""
+    if rt.agent.claude is None:
+        return
+    from bot.agent.claude import check_model
+
+    warning = check_model(*rt.agent.claude)
+    if warning:
+        logging.getLogger(__name__).warning(warning)
+
+
+@click.command("serve")
+@click.option("--http", "http", is_flag=True, help="Receive events over HTTP at /slack/events instead of Socket Mode.")
+@click.option(
+    "--port",
+    default=3000,
+    show_default=True,
+    type=click.IntRange(1, 65535),
+    help="HTTP mode: the port for /slack/events, /healthz, /readyz and /metrics.",
+)
+@click.option(
+    "--host", default="0.0.0.0", show_default=True, help="The address to listen on (HTTP mode, and HEALTH_PORT in Socket Mode)."
+)
+@docs_option
+@db_option
+def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | None) -> None:
+    """Run the Slack app (and the scheduled re-sync) until stopped."""
+    from slack_bolt.error import BoltError
+    from slack_sdk.errors import SlackApiError
+
+    from bot.logging_setup import configure_logging
+    from bot.ports import check_port
+    from bot.runtime import Runtime
+    from bot.scheduler import start_scheduler
+    from bot.settings import load_settings
+    from bot.slack.app import build_app, check_tokens, load_access, serve, wait_for_slack
+
+    with clear_errors():
+        # Everything that can be checked here is, before any network call and before anything starts.
+        settings = load_settings(database_url=db, docs_dir=docs)
+        configure_logging(settings.log_level, settings.log_format)
+        check_tokens(settings, http)
+        access = load_access(settings)
+        if http:
+            check_port(host, port)
+        elif settings.health_port:
+            check_port(host, settings.health_port, "HEALTH_PORT")
+        rt = Runtime(settings)
+        check_claude(rt)
+        name = wait_for_slack(settings, http)
+        try:
+            app, slack = build_app(rt, settings, access, name)
+        except (BoltError, SlackApiError) as e:
+            raise click.ClickException(f"Slack refused the bot token (SLACK_BOT_TOKEN): {e}")
+        serve(app, slack, start_scheduler(rt), settings, http, host, port)
+
+
+@click.command("review")
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535), help="The port to serve the page on.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Any address but loopback needs REVIEW_TOKEN.")
+@db_option
+def review_cmd(port: int, host: str, db: str | None) -> None:
+    """Serve the read-only review page: questions, traces, gaps and syncs."""
+    from bot.ports import check_port
+    from bot.review.app import check_binding, serve
+
+    with clear_errors():
+        rt = runtime_for(db, reads_only=True)
+        token = rt.settings.review_token.get_secret_value() if rt.settings.review_token else None
+        check_binding(host, token)
+        check_port(host, port)
+        click.echo(f"Review page on http://{host}:{port}/", err=True)
+        serve(rt.engine, host, port, token, rt.settings.review_eval_file)
