@@ -40,7 +40,7 @@ class EncodedRows:
     (kb.embedding.pack), 39 MB at 100k chunks."""
 
     def __init__(self, chunk_ids: np.ndarray, pages: np.ndarray, model: str, dim: int) -> None:
-        """chunk_ids: the index's chunk id per row, ascending (kb.search.load_index reads them in id order)."""
+        """chunk_ids: the index's chunk id per row, ascending (kb.serving.load_index reads them in id order)."""
         self.chunk_ids = chunk_ids
         self.model = model
         self.dim = dim

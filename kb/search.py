@@ -18,36 +18,23 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from itertools import chain, islice
 
 import numpy as np
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 
-from kb.coverage import (
-    Coverage,
-    Question,
-    coverage,
-    docs_weights,
-    never_used,
-    read_question,
-    strength,
-)
-from kb.database import is_sqlite
-from kb.dense import DenseIndex
-from kb.documents import Line
-from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, resolve_embedder, unpack_many
+from kb.coverage import Question, coverage, docs_weights, never_used, read_question, strength
+from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, resolve_embedder
 from kb.encoder import RELATED
 from kb.errors import IndexUnavailable
-from kb.index import BM25Index
+from kb.hits import Hit, Page, Ranked, read_hits, read_pages
 from kb.links import chunk_url, page_url, source_url
-from kb.models import chunks, documents
 from kb.ranking import DEPTH, PAGE_BONUS, rank_pages, rrf, top
-from kb.rerank import ENCODER_POOL, RERANK_PAGES, EncodedRows
+from kb.rerank import ENCODER_POOL, RERANK_PAGES
+from kb.serving import ServingIndex, load_index
 from kb.state import index_version, synced_commit
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
-from kb.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -59,137 +46,6 @@ CHUNKS_PER_PAGE = 3  # a page's best chunks come together, so an answer spread o
 # Close in meaning: the sentence encoder's cosine with the query is at least kb.encoder.RELATED; with no encoder
 # vector, the dense ranking puts the chunk within this share of the docs' chunks (at least MEANING_FLOOR).
 MEANING_SHARE, MEANING_FLOOR = 0.02, 10
-
-
-@dataclass(frozen=True)
-class Hit:
-    chunk_id: int
-    path: str
-    collection: str
-    title: str
-    heading: str
-    url: str | None
-    score: float  # the chunk's BM25 score
-    lines: tuple[Line, ...]
-    bm25_rank: int | None = None  # 1-based rank of the chunk by BM25, None when BM25 did not find it
-    dense_rank: int | None = None  # likewise by dense similarity (hybrid mode)
-    coverage: float = 0.0  # weighted share of the question's words the chunk holds
-    missing: tuple[str, ...] = ()  # focus words of the question the chunk lacks
-    strength: str = "strong"  # how strongly it matches: strong, partial or weak (kb.coverage.strength)
-    meaning_rank: int | None = None  # its page's rank by the sentence encoder among the re-ranked pages
-    cosine: float | None = None  # the sentence encoder's cosine of the chunk with the query (None: no vector yet)
-
-    def as_dict(self) -> dict:
-        return {
-            "chunk_id": self.chunk_id,
-            "path": self.path,
-            "collection": self.collection,
-            "title": self.title,
-            "heading": self.heading,
-            "url": self.url,
-            "score": round(self.score, 4),
-            "bm25_rank": self.bm25_rank,
-            "dense_rank": self.dense_rank,
-            "meaning_rank": self.meaning_rank,
-            "cosine": None if self.cosine is None else round(self.cosine, 4),
-            "strength": self.strength,
-        }
-
-    @property
-    def text(self) -> str:
-        return "\n".join(line.text for line in self.lines)
-
-
-@dataclass(frozen=True)
-class ServingIndex:
-    """One consistent version: BM25 postings, dense vectors and page ids, row-aligned."""
-
-    bm25: BM25Index
-    dense: DenseIndex | None  # the chunks' unit vectors (zero where a chunk has none), row-aligned by ids
-    pages: np.ndarray  # document id per row
-    version: int
-    encoded: EncodedRows | None = None  # the sentence encoder's vectors, filled in as they land
-
-    @property
-    def collection_names(self) -> list[str]:
-        return self.bm25.collection_names
-
-    @property
-    def size(self) -> int:
-        return self.bm25.size
-
-    @property
-    def tokenizer(self) -> Tokenizer:
-        return self.bm25.tokenizer
-
-    def idf(self, words: Sequence[str]) -> list[float]:
-        return self.bm25.idf(words)
-
-    @property
-    def nbytes(self) -> int:
-        extra = (self.dense.nbytes if self.dense is not None else 0) + (self.encoded.nbytes if self.encoded else 0)
-        return self.bm25.nbytes + self.pages.nbytes + extra
-
-
-def load_index(
-    engine: Engine,
-    tokenizer: Tokenizer = DEFAULT_TOKENIZER,
-    embedder: Embedder | None = None,
-    batch: int = 20_000,
-    encoder: Embedder | None = None,
-) -> ServingIndex:
-    """Read the vocabulary, every chunk's stored postings and (with an embedder) its vector, at one version; with
-    an encoder, room for its vectors (EncodedRows.load_new reads them, after the index already answers)."""
-    ids: list[int] = []
-    codes: list[int] = []
-    lengths: list[int] = []
-    blobs: list[bytes] = []
-    pages: list[int] = []
-    vectors: list[bytes | None] = []
-    names: dict[str, int] = {}
-    columns = [chunks.c.id, chunks.c.collection, chunks.c.length, chunks.c.terms, chunks.c.document_id]
-    if embedder is not None:
-        columns += [chunks.c.embedding, chunks.c.embedding_model]
-    with engine.connect() as conn:
-        if not is_sqlite(engine):
-            conn = conn.execution_options(isolation_level="REPEATABLE READ")
-        with conn.begin():
-            version = index_version(conn)
-            vocabulary = Vocabulary.load_arrays(conn)
-            result = conn.execute(select(*columns).order_by(chunks.c.id))
-            while rows := result.fetchmany(batch):
-                for row in rows:
-                    ids.append(row[0])
-                    codes.append(names.setdefault(row[1], len(names)))
-                    lengths.append(row[2])
-                    blobs.append(bytes(row[3]))
-                    pages.append(row[4])
-                    if embedder is not None:
-                        vectors.append(bytes(row[5]) if row[5] is not None and row[6] == embedder.name else None)
-    bm25 = BM25Index.from_blobs(ids, codes, list(names), lengths, blobs, vocabulary, version=version, tokenizer=tokenizer)
-    dense = DenseIndex(unpack_many(vectors, embedder.dim)) if embedder is not None else None
-    page_ids = np.asarray(pages, dtype=np.int64)
-    encoded = EncodedRows(bm25.chunk_ids, page_ids, encoder.name, encoder.dim) if encoder is not None else None
-    return ServingIndex(bm25, dense, page_ids, version, encoded)
-
-
-@dataclass(frozen=True)
-class Page:
-    path: str
-    title: str
-    url: str | None
-    collection: str
-
-
-@dataclass
-class _Candidate:
-    row: int
-    bm25_rank: int | None
-    dense_rank: int | None
-    meaning_rank: int | None = None
-    cover: Coverage = field(default=None)  # type: ignore[assignment]
-    strength: str = "strong"
-    cosine: float | None = None
 
 
 class Searcher:
@@ -343,7 +199,7 @@ class Searcher:
         query: str,
         collections: Sequence[str] | None,
         per_page: int | Sequence[int] = CHUNKS_PER_PAGE,
-    ) -> tuple[Iterator[_Candidate], np.ndarray, np.ndarray | None]:
+    ) -> tuple[Iterator[Ranked], np.ndarray, np.ndarray | None]:
         """The best chunks of every page either ranking found, pages best first (lazily; the first RERANK_PAGES
         ordered again by the encoder when it has vectors), the BM25 scores, and the encoder's query vector."""
         bm = index.bm25.scores(query)
@@ -371,77 +227,26 @@ class Searcher:
             pages = chain(((page, rows_of[page]) for page in order), (p for p in pages if p[0] not in rows_of))
         limits = [per_page] if isinstance(per_page, int) else list(per_page)
         out = (
-            _Candidate(row, positions[0].get(row), positions[1].get(row) if len(positions) > 1 else None, meaning.get(page))
+            Ranked(row, positions[0].get(row), positions[1].get(row) if len(positions) > 1 else None, meaning.get(page))
             for n, (page, rows) in enumerate(pages)
             for row in rows[: limits[min(n, len(limits) - 1)]]
         )
         return out, bm, meant
 
-    def hits(self, scored: list[tuple[int, float, _Candidate]]) -> list[Hit]:
-        """Fetch the rows for (chunk id, BM25 score, candidate), keeping their order; chunks gone since the load are dropped."""
-        if not scored:
-            return []
-        ids = [chunk_id for chunk_id, _, _ in scored]
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(
-                    chunks.c.id,
-                    chunks.c.heading,
-                    chunks.c.anchor,
-                    chunks.c.lines,
-                    documents.c.path,
-                    documents.c.collection,
-                    documents.c.title,
-                    documents.c.url,
-                )
-                .join(documents, documents.c.id == chunks.c.document_id)
-                .where(chunks.c.id.in_(ids))
-            ).all()
-        by_id = {r.id: r for r in rows}
-        out = []
-        for chunk_id, score, c in scored:
-            r = by_id.get(chunk_id)
-            if r is None:
-                continue
-            page = page_url(self.base_url, r.path, r.url)
-            url = chunk_url(page, r.anchor) if page else self._source(r.path, r.lines, r.anchor)
-            out.append(
-                Hit(
-                    chunk_id=r.id,
-                    path=r.path,
-                    collection=r.collection,
-                    title=r.title,
-                    heading=r.heading,
-                    url=url,
-                    score=score,
-                    lines=tuple(Line(n, t) for n, t in r.lines),
-                    bm25_rank=c.bm25_rank,
-                    dense_rank=c.dense_rank,
-                    coverage=round(c.cover.share, 4) if c.cover else 0.0,
-                    missing=c.cover.missing_focus if c.cover else (),
-                    strength=c.strength,
-                    meaning_rank=c.meaning_rank,
-                    cosine=c.cosine,
-                )
-            )
-        return out
+    def hits(self, scored: list[tuple[int, float, Ranked]]) -> list[Hit]:
+        """The hits for (chunk id, BM25 score, how it ranked), in that order; chunks gone since the load are dropped."""
+        return read_hits(self.engine, scored, self._link)
 
     def pages(self, paths: Sequence[str]) -> list[Page]:
         """The pages at these paths, in the order given (missing ones left out)."""
-        if not paths:
-            return []
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(documents.c.path, documents.c.title, documents.c.url, documents.c.collection).where(
-                    documents.c.path.in_(list(paths))
-                )
-            ).all()
-        by_path = {r.path: r for r in rows}
-        return [
-            Page(r.path, r.title, page_url(self.base_url, r.path, r.url) or self._source(r.path), r.collection)
-            for r in (by_path.get(p) for p in paths)
-            if r is not None
-        ]
+        return read_pages(self.engine, paths, self._link)
+
+    def _link(self, path: str, url: str | None, lines=None, anchor: str = "") -> str | None:
+        """Where a reader reads a page (no lines) or a chunk of it: the published site, else the source's web view."""
+        page = page_url(self.base_url, path, url)
+        if page:
+            return chunk_url(page, anchor) if lines is not None else page
+        return self._source(path, lines, anchor)
 
     def _source(self, path: str, lines=None, anchor: str = "") -> str | None:
         """The page in its source's web view, at the commit the served index came from, with the chunk's lines."""

@@ -7,7 +7,7 @@ from bot.agent.loop import Draft
 from bot.agent.types import Citation, Segment
 from bot.agent.verdict import FALLBACK, NOT_COVERED, OUT_OF_STEPS, REFUSED, verdict
 from kb.documents import Line
-from kb.search import Hit
+from kb.hits import Hit
 
 
 def ledger_with(*lines: str) -> Ledger:

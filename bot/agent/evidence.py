@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kb.search import Hit
+from kb.hits import Hit
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from bot.agent.evidence import Passage
 from bot.agent.types import Citation, Segment
 from kb.coverage import GENERIC_ZIPF, zipf
 from kb.screening import speaks_to_assistant
-from kb.search import ServingIndex
+from kb.serving import ServingIndex
 from kb.tokens import Tokenizer
 
 LONG_LINE = 300  # characters: a longer line is quoted by its sentences that answer

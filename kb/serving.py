@@ -1,0 +1,92 @@
+"""The index as one process serves it: one consistent version of the postings and vectors, in memory."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import Engine, select
+
+from kb.database import is_sqlite
+from kb.dense import DenseIndex
+from kb.embedding import Embedder, unpack_many
+from kb.index import BM25Index
+from kb.models import chunks
+from kb.rerank import EncodedRows
+from kb.state import index_version
+from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
+from kb.vocabulary import Vocabulary
+
+
+@dataclass(frozen=True)
+class ServingIndex:
+    """One consistent version: BM25 postings, dense vectors and page ids, row-aligned."""
+
+    bm25: BM25Index
+    dense: DenseIndex | None  # the chunks' unit vectors (zero where a chunk has none), row-aligned by ids
+    pages: np.ndarray  # document id per row
+    version: int
+    encoded: EncodedRows | None = None  # the sentence encoder's vectors, filled in as they land
+
+    @property
+    def collection_names(self) -> list[str]:
+        return self.bm25.collection_names
+
+    @property
+    def size(self) -> int:
+        return self.bm25.size
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        return self.bm25.tokenizer
+
+    def idf(self, words: Sequence[str]) -> list[float]:
+        return self.bm25.idf(words)
+
+    @property
+    def nbytes(self) -> int:
+        extra = (self.dense.nbytes if self.dense is not None else 0) + (self.encoded.nbytes if self.encoded else 0)
+        return self.bm25.nbytes + self.pages.nbytes + extra
+
+
+def load_index(
+    engine: Engine,
+    tokenizer: Tokenizer = DEFAULT_TOKENIZER,
+    embedder: Embedder | None = None,
+    batch: int = 20_000,
+    encoder: Embedder | None = None,
+) -> ServingIndex:
+    """Read the vocabulary, every chunk's stored postings and (with an embedder) its vector, at one version; with
+    an encoder, room for its vectors (EncodedRows.load_new reads them, after the index already answers)."""
+    ids: list[int] = []
+    codes: list[int] = []
+    lengths: list[int] = []
+    blobs: list[bytes] = []
+    pages: list[int] = []
+    vectors: list[bytes | None] = []
+    names: dict[str, int] = {}
+    columns = [chunks.c.id, chunks.c.collection, chunks.c.length, chunks.c.terms, chunks.c.document_id]
+    if embedder is not None:
+        columns += [chunks.c.embedding, chunks.c.embedding_model]
+    with engine.connect() as conn:
+        if not is_sqlite(engine):
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        with conn.begin():
+            version = index_version(conn)
+            vocabulary = Vocabulary.load_arrays(conn)
+            result = conn.execute(select(*columns).order_by(chunks.c.id))
+            while rows := result.fetchmany(batch):
+                for row in rows:
+                    ids.append(row[0])
+                    codes.append(names.setdefault(row[1], len(names)))
+                    lengths.append(row[2])
+                    blobs.append(bytes(row[3]))
+                    pages.append(row[4])
+                    if embedder is not None:
+                        vectors.append(bytes(row[5]) if row[5] is not None and row[6] == embedder.name else None)
+    bm25 = BM25Index.from_blobs(ids, codes, list(names), lengths, blobs, vocabulary, version=version, tokenizer=tokenizer)
+    dense = DenseIndex(unpack_many(vectors, embedder.dim)) if embedder is not None else None
+    page_ids = np.asarray(pages, dtype=np.int64)
+    encoded = EncodedRows(bm25.chunk_ids, page_ids, encoder.name, encoder.dim) if encoder is not None else None
+    return ServingIndex(bm25, dense, page_ids, version, encoded)
