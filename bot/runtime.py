@@ -142,7 +142,7 @@ class Runtime:
                 left_out=left_out,
             )
         except DocsRootOutside as e:
-            from kb.sync import record_failed_run
+            from kb.sync_runs import record_failed_run
 
             record_failed_run(self.engine, str(docs_dir), f"{e}; the last index keeps serving")
             raise
@@ -166,7 +166,7 @@ class Runtime:
         """The docs folder in the checkout, its commit, and the files (relative to the docs folder) left out of
         the checkout for being over DOCS_MAX_FILE_BYTES."""
         from kb.git_source import DocsFetchFailed, fetch_docs, redact
-        from kb.sync import record_failed_run
+        from kb.sync_runs import record_failed_run
 
         s = self.settings
         url = s.docs_git_url or ""

@@ -24,7 +24,7 @@ from bot.runtime import Runtime
 from kb.clock import as_utc
 from kb.errors import SupportbotError
 from kb.models import sync_runs
-from kb.sync import SyncBusy
+from kb.sync_runs import SyncBusy
 
 log = logging.getLogger(__name__)
 

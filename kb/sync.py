@@ -12,39 +12,28 @@ kb_sync_runs; the index version moves only when something changed.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, or_, select, text, update
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, or_, select, update
 
 from kb.chunking import Chunk, index_text
 from kb.clock import now
-from kb.database import is_sqlite
 from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, pack, resolve_embedder
 from kb.encode import EncodeReport
-from kb.errors import SupportbotError
 from kb.loaders import LOADERS_VERSION
 from kb.models import chunks, documents, index_state, sync_runs
 from kb.prepare import PreparedDocument, prepare
 from kb.scan import DEFAULT_MAX_FILE_BYTES, DocProblem, SourceFile, scan
 from kb.state import index_version
+from kb.sync_runs import SyncBusy, finish_run, start_run, sync_transaction
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
 from kb.twins import drop_format_twins
 from kb.vocabulary import Vocabulary
 
-SYNC_LOCK_ID = 7_391_002  # PostgreSQL advisory lock id
 Progress = Callable[[int, int], None]
-
-
-class SyncBusy(SupportbotError, RuntimeError):
-    """Another sync holds the lock."""
-
-    exit_code = 3  # `supportbot sync` exits with it, so a parent process can tell "busy" from "failed"
 
 
 @dataclass
@@ -131,44 +120,25 @@ def sync(
     except EmbedderUnavailable as e:
         embedder = None
         report.problems.append(DocProblem("(embedding model)", f"{e}; indexed for BM25 search only", "skipped"))
-    report.run_id = _start_run(engine, report, lock_timeout_s)
+    report.run_id = start_run(engine, report, lock_timeout_s)
     try:
         with sync_transaction(engine, lock_timeout_s) as conn:
             _apply(conn, files, unreadable, report, tokenizer, embedder, progress)
             report.problems = _mark_known(conn, report.problems)
             report.status = "ok"
             report.seconds = time.perf_counter() - started
-            _finish_run(conn, report)
+            finish_run(conn, report)
     except SyncBusy:
         report.status = "busy"
         with engine.begin() as conn:
-            _finish_run(conn, report)
+            finish_run(conn, report)
         raise
     except BaseException as e:
         report.status = "failed"
         with engine.begin() as conn:
-            _finish_run(conn, report, error=f"{type(e).__name__}: {e}")
+            finish_run(conn, report, error=f"{type(e).__name__}: {e}")
         raise
     return report
-
-
-def record_failed_run(engine: Engine, docs_dir: str, error: str) -> None:
-    """A sync that failed before it could start (its docs could not be fetched), in the history beside the rest."""
-    with engine.begin() as conn:
-        conn.execute(
-            insert(sync_runs).values(
-                started_at=now(), finished_at=now(), status="failed", docs_dir=docs_dir, problems=[], error=error
-            )
-        )
-
-
-def sync_lock_held(engine: Engine) -> bool:
-    """Whether a sync is running right now (in any process sharing the database)."""
-    try:
-        with sync_transaction(engine, lock_timeout_s=0.05):
-            return False
-    except SyncBusy:
-        return True
 
 
 def _apply(
@@ -305,88 +275,3 @@ def _mark_known(conn: Connection, problems: list[DocProblem]) -> list[DocProblem
     ).scalar()
     known = {(p.get("path"), p.get("action"), p.get("reason")) for p in last or []}
     return [replace(p, new=p.key not in known) for p in problems]
-
-
-def _start_run(engine: Engine, report: SyncReport, lock_timeout_s: float) -> int:
-    try:
-        with _short_wait(engine, lock_timeout_s) as conn, conn.begin():
-            return conn.execute(
-                insert(sync_runs)
-                .values(started_at=now(), status="running", docs_dir=report.docs_dir, problems=[])
-                .returning(sync_runs.c.id)
-            ).scalar_one()
-    except OperationalError as e:
-        if _is_lock_timeout(e):
-            raise SyncBusy(BUSY_MESSAGE) from e
-        raise
-
-
-def _finish_run(conn: Connection, report: SyncReport, error: str | None = None) -> None:
-    conn.execute(
-        update(sync_runs)
-        .where(sync_runs.c.id == report.run_id)
-        .values(
-            finished_at=now(),
-            status=report.status,
-            added=len(report.added),
-            changed=len(report.changed),
-            removed=len(report.removed),
-            unchanged=report.unchanged,
-            skipped=report.skipped,
-            chunks=report.chunks,
-            index_version=report.index_version if report.status == "ok" else None,
-            problems=[p.as_dict() for p in report.problems],
-            error=error,
-            source_commit=report.source_commit,
-        )
-    )
-
-
-BUSY_MESSAGE = "another sync is running; try again when it finishes"
-
-
-def _is_lock_timeout(e: OperationalError) -> bool:
-    return "database is locked" in str(e) or getattr(e.orig, "sqlstate", None) == "55P03"
-
-
-@contextmanager
-def _short_wait(engine: Engine, seconds: float) -> Iterator[Connection]:
-    """A connection that waits at most `seconds` for SQLite's write lock: held longer means another sync."""
-    conn = engine.connect()
-    driver: Any = conn.connection.driver_connection if is_sqlite(engine) else None  # sqlite3's own connection
-    usual = None
-    try:
-        if driver is not None:
-            usual = driver.execute("PRAGMA busy_timeout").fetchone()[0]
-            driver.execute(f"PRAGMA busy_timeout={int(seconds * 1000)}")
-        yield conn
-    finally:
-        if driver is not None and usual is not None and not conn.invalidated:  # back to the engine's own timeout
-            driver.execute(f"PRAGMA busy_timeout={int(usual)}")
-        conn.close()
-
-
-@contextmanager
-def sync_transaction(engine: Engine, lock_timeout_s: float = 2.0) -> Iterator[Connection]:
-    """The sync transaction, holding the sync lock from its first statement.
-
-    SQLite: BEGIN IMMEDIATE takes the database's write lock. PostgreSQL: a
-    transaction-scoped advisory lock. Either is released by commit, rollback or
-    the death of the process, so a killed sync never leaves a stale lock.
-    Waits up to lock_timeout_s, then raises SyncBusy.
-    """
-    with _short_wait(engine, lock_timeout_s) as conn:
-        try:
-            if is_sqlite(engine):
-                tx = conn.execution_options(sqlite_begin="IMMEDIATE").begin()
-            else:
-                tx = conn.begin()
-                conn.execute(text(f"SET LOCAL lock_timeout = '{int(lock_timeout_s * 1000)}ms'"))
-                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": SYNC_LOCK_ID})
-                conn.execute(text("SET LOCAL lock_timeout = 0"))
-        except OperationalError as e:
-            if _is_lock_timeout(e):
-                raise SyncBusy(BUSY_MESSAGE) from e
-            raise
-        with tx:
-            yield conn

@@ -8,8 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import insert, update
 
+from bot.logs.gaps import gaps
 from bot.logs.models import questions
-from bot.logs.report import Filters, export, gaps, list_questions
+from bot.logs.report import Filters, export, list_questions
 from bot.logs.store import Origin, record_feedback
 from bot.runtime import Runtime
 from bot.settings import load_settings

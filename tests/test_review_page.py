@@ -273,7 +273,7 @@ def test_the_detail_view_shows_each_cited_passage_whole_with_the_cited_lines_mar
 
 
 def test_gaps_say_why_when_and_where_and_hide_unrelated_pages(logged):
-    from bot.logs.report import gaps
+    from bot.logs.gaps import gaps
 
     [discount, swimming] = gaps(logged.engine)[:2]
     assert discount.count == 2 and discount.reasons == {"no answer": 2} and discount.channels == ["C_HELP"]

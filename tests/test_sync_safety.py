@@ -14,7 +14,8 @@ from bench.corpus import write_docs
 from kb.models import documents, sync_runs
 from kb.search import Searcher
 from kb.state import index_version
-from kb.sync import SyncBusy, sync, sync_lock_held, sync_transaction
+from kb.sync import sync
+from kb.sync_runs import SyncBusy, sync_lock_held, sync_transaction
 from tests.conftest import REPO, run_cli
 
 
@@ -88,7 +89,7 @@ def test_the_lock_is_released_when_its_holder_dies(engine, docs, db_url):
         [
             sys.executable,
             "-c",
-            "import sys, time; from bot.database import open_database; from kb.sync import sync_transaction\n"
+            "import sys, time; from bot.database import open_database; from kb.sync_runs import sync_transaction\n"
             "with sync_transaction(open_database(sys.argv[1])):\n    print('held', flush=True); time.sleep(60)",
             db_url,
         ],

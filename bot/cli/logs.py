@@ -148,7 +148,7 @@ def logs_prune(ctx, older_than: str, db: str | None) -> None:
 @json_option
 def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> None:
     """What the docs don't answer yet: unanswered or 'not helpful' questions, grouped, most asked first."""
-    from bot.logs.report import gaps
+    from bot.logs.gaps import gaps
 
     checked_age(since, "--since")
     with clear_errors():

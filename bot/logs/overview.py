@@ -10,8 +10,9 @@ from datetime import date, timedelta
 from sqlalchemy import Engine, case, func, select
 
 from bot.agent.types import STATUSES
+from bot.logs.gaps import Gap, gaps
 from bot.logs.models import feedback, questions
-from bot.logs.report import Gap, gaps, sync_history
+from bot.logs.report import sync_history
 from kb.clock import now
 from kb.state import chunk_count, index_version
 

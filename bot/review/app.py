@@ -17,12 +17,11 @@ from flask import Flask, abort, redirect, render_template, request
 from sqlalchemy import Engine
 
 from bot.agent.types import STATUSES
+from bot.logs.gaps import gaps, mark_covered
 from bot.logs.overview import overview
 from bot.logs.report import (
     Filters,
-    gaps,
     list_questions,
-    mark_covered,
     parse_age,
     question_trace,
     real_problems,
