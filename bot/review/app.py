@@ -16,22 +16,8 @@ from urllib.parse import urlencode
 from flask import Flask, abort, redirect, render_template, request
 from sqlalchemy import Engine
 
-from bot.agent.types import STATUSES
-from bot.logs.gaps import gaps, mark_covered
-from bot.logs.overview import overview
-from bot.logs.report import (
-    Filters,
-    list_questions,
-    parse_age,
-    question_trace,
-    real_problems,
-    sync_history,
-)
-from bot.logs.stale import count_stale, stale_by_page
-from bot.logs.store import ASKED_FROM, cited_paths
-from bot.review import charts
+from bot.review.views import review
 from kb.errors import SupportbotError
-from kb.state import known_pages
 
 COOKIE = "supportbot_review"
 
@@ -54,17 +40,7 @@ def check_binding(host: str, token: str | None) -> None:
         raise ReviewConfigError(f"the review page is bound to {host}, beyond this machine: set REVIEW_TOKEN to protect it")
 
 
-MAX_ID = 2**63 - 1
-PAGE = 50  # questions a page
-GAP_WINDOWS = ("7d", "30d", "90d", "all")
-
-
-def _page_id(value: str | None) -> int | None:
-    return int(value) if value and value.isdigit() and int(value) <= MAX_ID else None
-
-
 MAX_PARAM = 500  # characters in a filter: a search is words, not a document
-MAX_EVAL_PAGES = 20  # right pages (or facts) an eval case may name
 
 
 def create_app(engine: Engine, token: str | None = None, eval_file: Path | None = None) -> Flask:
@@ -72,16 +48,11 @@ def create_app(engine: Engine, token: str | None = None, eval_file: Path | None 
     by POST with a CSRF field derived from the token; without one it is read-only."""
     app = Flask(__name__)
     csrf = hmac.new(token.encode(), b"supportbot-review-csrf", hashlib.sha256).hexdigest() if token else None
+    app.config.update(LOG_ENGINE=engine, EVAL_FILE=eval_file, CSRF=csrf)
 
     @app.context_processor
     def writing():
         return {"csrf": csrf, "writable": bool(token)}
-
-    def check_write() -> None:
-        if not token:
-            abort(403)
-        if not csrf or not hmac.compare_digest((request.form.get("csrf") or "").encode(), csrf.encode()):
-            abort(403)
 
     @app.before_request
     def bounded_input():
@@ -137,150 +108,8 @@ def create_app(engine: Engine, token: str | None = None, eval_file: Path | None 
     def not_found(_):
         return render_template("message.html", title="Not found", message="There is no such page or question."), 404
 
-    @app.get("/")
-    def overview_page():
-        o = overview(engine)
-        return render_template(
-            "overview.html",
-            o=o,
-            per_day_chart=charts.stacked_bars(o.days, o.per_day, "Questions per day by status"),
-            rates_chart=charts.lines(
-                o.weeks, {"abstained": o.abstention_rate, "helpful": o.helpful_rate}, "Abstention and helpful rates per week"
-            ),
-            stale_count=count_stale(engine),
-            pct=lambda x: "–" if x is None else f"{x:.0%}",
-            ms=lambda x: "–" if x is None else f"{x:,.0f} ms",
-        )
-
-    @app.get("/questions")
-    def question_list():
-        a = request.args
-        since = a.get("since") or None
-        error = None
-        if since:
-            try:
-                parse_age(since)
-            except ValueError as e:
-                error, since = str(e), None
-        status = a.get("status") if a.get("status") in STATUSES else None
-        fb = a.get("feedback") if a.get("feedback") in ("up", "down") else None
-        source = a.get("source") if a.get("source") in (*ASKED_FROM, "all") else ""
-        filters = Filters(
-            status,
-            fb,
-            a.get("problems") == "1",
-            a.get("channel") or None,
-            since,
-            a.get("search") or None,
-            PAGE + 1,  # one more than shown: is there an older page?
-            source if source in ASKED_FROM else None,
-            stale=a.get("stale") == "1",
-            hide_eval=source == "",
-            before=_page_id(a.get("before")),
-            after=_page_id(a.get("after")),
-        )
-        rows = list_questions(engine, filters)
-        more = len(rows) > PAGE
-        rows = (rows[1:] if filters.after is not None else rows[:-1]) if more else rows
-        kept = {k: v for k, v in a.items() if k not in ("before", "after", "token") and v}
-        older = newer = None
-        if rows and (more or filters.after is not None):
-            older = "/questions?" + urlencode({**kept, "before": rows[-1]["id"]})
-        if rows and (filters.before is not None or (filters.after is not None and more)):
-            newer = "/questions?" + urlencode({**kept, "after": rows[0]["id"]})
-        return render_template(
-            "list.html",
-            rows=rows,
-            f=filters,
-            source=source,
-            statuses=STATUSES,
-            sources=ASKED_FROM,
-            error=error,
-            older=older,
-            newer=newer,
-        )
-
-    @app.get("/stale")
-    def stale_list():
-        return render_template("stale.html", pages=stale_by_page(engine))
-
-    @app.get("/q/<int:question_id>")  # the address earlier versions linked to
-    @app.get("/questions/<int:question_id>")
-    def question_detail(question_id: int):
-        if question_id > MAX_ID:  # no row has it, and the database cannot even compare it
-            abort(404)
-        trace = question_trace(engine, question_id)
-        if trace is None:
-            abort(404)
-        trace["problems"] = real_problems(trace["problems"])
-        cited = cited_paths(trace.get("sources") or [], trace.get("cited") or [])
-        return render_template("detail.html", t=trace, cited=cited)
-
-    @app.get("/gaps")
-    def gap_list():
-        since = request.args.get("since") if request.args.get("since") in GAP_WINDOWS else "30d"
-        return render_template(
-            "gaps.html", groups=gaps(engine, None if since == "all" else since)[:50], since=since, windows=GAP_WINDOWS
-        )
-
-    @app.post("/gaps/covered")
-    def gap_covered():
-        check_write()
-        ids = [int(i) for i in (request.form.get("ids") or "").split(",") if i.strip().isdigit() and int(i) <= MAX_ID]
-        mark_covered(engine, ids)
-        return redirect("/gaps", code=303)
-
-    @app.post("/questions/<int:question_id>/eval")
-    def add_to_eval(question_id: int):
-        check_write()
-        trace = question_trace(engine, question_id) if question_id <= MAX_ID else None
-        if trace is None or eval_file is None:
-            abort(404)
-        from bot.review.eval_file import EvalFileError, append_case
-
-        case, refused = eval_case(engine, trace, request.form)
-        if case is None:
-            return render_template("message.html", title="Eval set", message=refused), 422
-        try:
-            added = append_case(eval_file, case)
-        except EvalFileError as e:
-            return render_template("message.html", title="Eval set", message=str(e)), 409
-        message = f"Added to {eval_file}." if added else f"Already in {eval_file}."
-        return render_template("message.html", title="Eval set", message=message)
-
-    @app.get("/syncs")
-    def sync_list():
-        return render_template("syncs.html", runs=sync_history(engine))
-
+    app.register_blueprint(review)
     return app
-
-
-NOT_HELPFUL = "This answer was marked not helpful, so its citations are not taken as right: choose the right pages first."
-
-
-def eval_case(engine: Engine, trace: dict, form) -> tuple[dict | None, str]:
-    """The eval case the owner chose: the question, the right pages (the cited ones they kept, and any they typed)
-    and the facts a right answer holds. A bare request takes the cited pages, unless someone marked the answer not
-    helpful: its citations may be the very mistake. (None, why) when there is nothing right to record."""
-    if form.get("chosen"):
-        typed = [p.strip() for p in (form.get("more_pages") or "").replace("\n", ",").split(",") if p.strip()]
-        pages = list(dict.fromkeys([*form.getlist("pages"), *typed]))[:MAX_EVAL_PAGES]
-    elif any(f.get("value") == "down" for f in trace.get("feedback") or []):
-        return None, NOT_HELPFUL
-    else:
-        pages = cited_paths(trace.get("sources") or [], trace.get("cited") or [])
-    if not pages:
-        return None, "Choose at least one right page: a question with no right page is one the docs must not answer."
-    with engine.connect() as conn:
-        known = known_pages(conn, pages)
-    unknown = [p for p in pages if p not in known]
-    if unknown:
-        return None, f"Not pages of the index: {', '.join(unknown)}. Use the paths the sources show."
-    case: dict = {"question": trace["question"], "sources": pages}
-    facts = [f.strip() for f in (form.get("facts") or "").split(";") if f.strip()][:MAX_EVAL_PAGES]
-    if facts:
-        case["facts"] = facts
-    return case, ""
 
 
 def serve(engine: Engine, host: str, port: int, token: str | None, eval_file: Path | None = None) -> None:
