@@ -87,7 +87,7 @@ def _norm(text: str) -> str:
 
 
 def judge(case: Case, answer: Answer, k: int) -> Outcome:
-    found = case.satisfied(h["path"] for s in answer.searches for h in s.hits[:k])
+    found = case.satisfied(h.path for s in answer.searches for h in s.hits[:k])
     if case.must_abstain:
         ok = answer.status == "abstained"
         return Outcome(case, answer, found, ok, "abstained" if ok else f"should abstain, was {answer.status}")

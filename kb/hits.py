@@ -17,6 +17,59 @@ Linker = Callable[..., "str | None"]
 
 
 @dataclass(frozen=True)
+class HitRecord:
+    """A hit as it is logged and reviewed: where it is, how it ranked and how it matched, without its text.
+    One record from the search to the answer's log, its export, the trace and the review page."""
+
+    chunk_id: int
+    path: str
+    collection: str
+    title: str
+    heading: str
+    url: str | None
+    score: float  # the chunk's BM25 score
+    bm25_rank: int | None = None
+    dense_rank: int | None = None
+    meaning_rank: int | None = None
+    cosine: float | None = None
+    strength: str = "strong"
+
+    def as_dict(self) -> dict:
+        return {
+            "chunk_id": self.chunk_id,
+            "path": self.path,
+            "collection": self.collection,
+            "title": self.title,
+            "heading": self.heading,
+            "url": self.url,
+            "score": round(self.score, 4),
+            "bm25_rank": self.bm25_rank,
+            "dense_rank": self.dense_rank,
+            "meaning_rank": self.meaning_rank,
+            "cosine": None if self.cosine is None else round(self.cosine, 4),
+            "strength": self.strength,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> HitRecord:
+        """A logged hit; one logged by an older version lacks the later fields."""
+        return cls(
+            d["chunk_id"],
+            d["path"],
+            d.get("collection", ""),
+            d.get("title", ""),
+            d.get("heading", ""),
+            d.get("url"),
+            d.get("score", 0.0),
+            d.get("bm25_rank"),
+            d.get("dense_rank"),
+            d.get("meaning_rank"),
+            d.get("cosine"),
+            d.get("strength", "strong"),
+        )
+
+
+@dataclass(frozen=True)
 class Hit:
     chunk_id: int
     path: str
@@ -34,21 +87,25 @@ class Hit:
     meaning_rank: int | None = None  # its page's rank by the sentence encoder among the re-ranked pages
     cosine: float | None = None  # the sentence encoder's cosine of the chunk with the query (None: no vector yet)
 
+    @property
+    def record(self) -> HitRecord:
+        return HitRecord(
+            self.chunk_id,
+            self.path,
+            self.collection,
+            self.title,
+            self.heading,
+            self.url,
+            self.score,
+            self.bm25_rank,
+            self.dense_rank,
+            self.meaning_rank,
+            self.cosine,
+            self.strength,
+        )
+
     def as_dict(self) -> dict:
-        return {
-            "chunk_id": self.chunk_id,
-            "path": self.path,
-            "collection": self.collection,
-            "title": self.title,
-            "heading": self.heading,
-            "url": self.url,
-            "score": round(self.score, 4),
-            "bm25_rank": self.bm25_rank,
-            "dense_rank": self.dense_rank,
-            "meaning_rank": self.meaning_rank,
-            "cosine": None if self.cosine is None else round(self.cosine, 4),
-            "strength": self.strength,
-        }
+        return self.record.as_dict()
 
     @property
     def text(self) -> str:

@@ -108,7 +108,7 @@ def test_a_reformulated_search_with_one_word_the_docs_never_use_still_returns_wh
     )
     a = ask(rt, "why do my webhooks arrive several times?")
     assert rt.searcher.unknown_words("webhook delivery failed timeout seconds") == ["timeout"]
-    assert {h["path"] for h in a.searches[1].hits} >= {"webhooks.md", "endpoints.md"}
+    assert {h.path for h in a.searches[1].hits} >= {"webhooks.md", "endpoints.md"}
     second = tool_result_text(last_tool_results(fake_anthropic.requests[2])[0])
     assert "The docs never use the word timeout" in second
     assert a.status == "answered", a.problems

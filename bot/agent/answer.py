@@ -98,8 +98,8 @@ def _closest(toolbox: Toolbox, searcher: Searcher, question: str, collections: l
     the nearest pages are noise ("vacation days" -> "Care+"), so none is offered."""
     hits = [h for record in toolbox.searches for h in record.hits]
     if not hits:
-        hits = [h.as_dict() for h in searcher.search(question, k=5, collections=collections)]
+        hits = [h.record for h in searcher.search(question, k=5, collections=collections)]
     asked = content_words(question)
-    paths = list(dict.fromkeys(h["path"] for h in hits if page_words(h.get("title", ""), h["path"]) & asked))[:3]
+    paths = list(dict.fromkeys(h.path for h in hits if page_words(h.title, h.path) & asked))[:3]
     pages = searcher.pages(paths)
     return [Source(n, p.title, p.path, p.url, p.collection) for n, p in enumerate(pages, 1)]

@@ -164,7 +164,7 @@ class Toolbox:
         started = time.perf_counter()
         hits = self.searcher.search(query, k=self.k, collections=[collection] if collection else scope, per_page=self.per_page)
         ms = (time.perf_counter() - started) * 1000
-        self.searches.append(SearchRecord(query, collection, [h.as_dict() for h in hits], ms))
+        self.searches.append(SearchRecord(query, collection, [h.record for h in hits], ms))
         if not hits:
             return ToolResult.text(call, self._nothing_found(query, collection, scope))
         new = [self.ledger.add(h) for h in hits if h.chunk_id not in self.ledger]

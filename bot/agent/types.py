@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
+from kb.hits import HitRecord
+
 Status = Literal["answered", "abstained", "error", "budget_exhausted"]
 STATUSES: tuple[Status, ...] = get_args(Status)
 
@@ -79,7 +81,7 @@ def logged_sources(logged: list[dict] | None) -> list[Source]:
 class SearchRecord:
     query: str
     collection: str | None
-    hits: list[dict]  # {"chunk_id", "path", "title", "heading", "score"}
+    hits: list[HitRecord]
     ms: float = 0.0
 
 
@@ -137,7 +139,9 @@ class Answer:
             "answerer": self.answerer,
             "model": self.model,
             "sources": [asdict(s) for s in self.sources],
-            "searches": [{"query": s.query, "collection": s.collection, "hits": s.hits} for s in self.searches],
+            "searches": [
+                {"query": s.query, "collection": s.collection, "hits": [h.as_dict() for h in s.hits]} for s in self.searches
+            ],
             "steps": [asdict(s) for s in self.steps],
             "problems": [p.as_dict() for p in self.problems],
             "usage": self.usage,

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine, and_, case, delete, exists, func, or_, select
 
 from bot.logs.models import cited_pages, covered, feedback, questions, searches
+from kb.hits import HitRecord
 from kb.models import chunks, sync_runs
 
 _AGE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
@@ -140,7 +141,7 @@ def question_trace(engine: Engine, question_id: int) -> dict | None:
             return None
         trace = dict(row)
         trace["searches"] = [
-            dict(s)
+            {**s, "hits": [HitRecord.from_dict(h) for h in s["hits"]]}
             for s in conn.execute(
                 select(searches).where(searches.c.question_id == question_id).order_by(searches.c.ordinal)
             ).mappings()

@@ -70,7 +70,7 @@ def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | 
                         "ordinal": n,
                         "query": s.query,
                         "collection": s.collection,
-                        "hits": s.hits,
+                        "hits": [h.as_dict() for h in s.hits],
                         "ms": s.ms,
                     }
                     for n, s in enumerate(answer.searches)

@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 import textwrap
 
+from kb.hits import HitRecord
 
-def ranks(hit: dict) -> str:
-    """Why a hit came up: its rank by BM25 and by dense similarity ("-" where that ranking missed it)."""
-    if "bm25_rank" not in hit:  # logged before hybrid search
+
+def ranks(hit: HitRecord) -> str:
+    """Why a hit came up: its rank by BM25, by dense similarity and by the sentence encoder ("-" where that ranking
+    missed it; nothing for a hit logged before hybrid search)."""
+    found = {"bm25": hit.bm25_rank, "dense": hit.dense_rank, "meaning": hit.meaning_rank}
+    if not any(found.values()):
         return ""
-    return f"bm25 {hit.get('bm25_rank') or '-'} dense {hit.get('dense_rank') or '-'}"
+    return " ".join(f"{name} {rank or '-'}" for name, rank in found.items() if name != "meaning" or rank)
 
 
 def render_trace(t: dict) -> str:
@@ -40,7 +44,7 @@ def render_trace(t: dict) -> str:
         scope = f" in {s['collection']}" if s.get("collection") else ""
         out.append(f"Search {n}: {s['query']!r}{scope}  ({len(s['hits'])} hits, {s['ms']:.1f} ms)")
         for h in s["hits"]:
-            out.append(f"    {h['score']:7.2f}  {ranks(h):<16}  {h['heading']}  [{h['path']}]")
+            out.append(f"    {h.score:7.2f}  {ranks(h):<16}  {h.heading}  [{h.path}]")
         if not s["hits"]:
             out.append("    (nothing scored as evidence)")
     out.append("")
