@@ -121,11 +121,9 @@ class Searcher:
             current = self._current_version()
             if self._index is None or self._index.version != current:
                 self._index = load_index(self.engine, self.tokenizer, self.embedder, encoder=self.encoder)
-                if self._index.encoded is not None:  # the index answers now; the re-ranking vectors join it shortly
-                    self._vectors = threading.Thread(
-                        target=self._index.encoded.load_new, args=(self.engine,), name="kb-vectors", daemon=True
-                    )
-                    self._vectors.start()
+                encoded = self._index.encoded
+                if encoded is not None:  # the index answers now; the re-ranking vectors join it shortly
+                    self._vectors = self._in_background(lambda: encoded.load_new(self.engine), "kb-vectors")
             self._checked_at = time.monotonic()
             return self._index
 
@@ -285,5 +283,19 @@ class Searcher:
             target: Callable[[], object] = lambda: encoded.load_new(self.engine)
         else:
             target = self.refresh
-        self._rebuild = threading.Thread(target=target, name="kb-index-rebuild", daemon=True)
-        self._rebuild.start()
+        self._rebuild = self._in_background(target, "kb-index-rebuild")
+
+    @staticmethod
+    def _in_background(target: Callable[[], object], name: str) -> threading.Thread:
+        """A thread that reads the database beside the serving index. If the database is out, the index keeps
+        serving what it has, and the next search's recheck tries again: one warning, never a thread's traceback."""
+
+        def run() -> None:
+            try:
+                target()
+            except DBAPIError as e:
+                log.warning("%s: the index's database could not be read (%s); trying again later", name, type(e).__name__)
+
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        thread.start()
+        return thread

@@ -6,6 +6,7 @@ import socket
 
 import numpy as np
 import pytest
+from sqlalchemy import text
 
 from kb.encode import encode_missing
 from kb.encoder import MiniLMEncoder, default_encoder
@@ -106,3 +107,16 @@ def test_the_encoders_own_best_pages_join_the_pool_with_their_closest_rows():
     assert rows.top_pages(query, 5, have={10}, excluded=excluded) == [(20, [2, 1]), (30, [3])], (
         "the far page 30 last; 40 has no vector yet and 50 is another collection's"
     )
+
+
+def test_vectors_that_cannot_be_read_in_the_background_leave_a_warning_and_the_index_serving(engine, docs, caplog):
+    sync(engine, docs)
+    searcher = Searcher(engine, encoder=default_encoder(), recheck_seconds=0)
+    searcher.search("warm-up")
+    searcher.wait_for_rebuild()
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE kb_encodings"))  # the next background read of new vectors fails
+    searcher.search("How long do I have to return my earbuds?")  # the recheck starts that read
+    searcher.wait_for_rebuild()
+    assert "the index's database could not be read" in caplog.text, "one warning, not a thread's traceback"
+    assert searcher.search("How long do I have to return my earbuds?"), "the index keeps serving"
