@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, select
 
-from kb.coverage import Coverage
 from kb.documents import Line
 from kb.models import chunks, documents
+
+if TYPE_CHECKING:  # a type only: the log's readers import this module, and the command line starts fast
+    from kb.coverage import Coverage
 
 # Where a reader reads a page: (path, the document's own URL, the chunk's lines, its anchor) -> a URL or None.
 # No lines: the page itself.

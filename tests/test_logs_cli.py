@@ -3,6 +3,8 @@
 import csv
 import io
 import json
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -14,7 +16,7 @@ from bot.logs.report import Filters, export, list_questions
 from bot.logs.store import Origin, record_feedback
 from bot.runtime import Runtime
 from bot.settings import load_settings
-from tests.conftest import run_cli
+from tests.conftest import REPO, run_cli
 from tests.fakes.anthropic import Cite, answer, search
 
 
@@ -242,3 +244,12 @@ def test_one_question_holding_every_topics_words_does_not_merge_the_gaps(db_url,
     record(rt.engine, Answer(" ".join(topics * 5), "abstained", "I couldn't find this in the docs.", "local"), Origin())
     groups = gaps(rt.engine)
     assert sorted(g.count for g in groups) == [1] + [3] * 8
+
+
+def test_the_command_line_and_the_log_readers_load_no_search_library():
+    """`--help`, `logs` and `gaps` start in a fraction of a second: the search, Slack and model libraries are
+    imported by the commands that use them (bench/cli_bench.py measures the time)."""
+    heavy = ("numpy", "scipy", "onnxruntime", "tokenizers", "slack_bolt", "anthropic", "flask")
+    probe = "import sys, bot.cli, bot.logs.report, bot.logs.trace, bot.logs.gaps; print(' '.join(m for m in sys.argv[1:] if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", probe, *heavy], capture_output=True, text=True, cwd=REPO, check=True)
+    assert result.stdout.split() == [], result.stdout

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from kb.hits import HitRecord
+if TYPE_CHECKING:
+    from kb.hits import HitRecord
 
 Status = Literal["answered", "abstained", "error", "budget_exhausted"]
 STATUSES: tuple[Status, ...] = get_args(Status)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import textwrap
+from typing import TYPE_CHECKING
 
-from kb.hits import HitRecord
+if TYPE_CHECKING:
+    from kb.hits import HitRecord
 
 
 def ranks(hit: HitRecord) -> str:
