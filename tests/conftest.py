@@ -2,6 +2,8 @@
 
 The suite runs against whatever DATABASE_URL names: unset or SQLite, each test gets
 its own SQLite file; a PostgreSQL URL gives each test a fresh schema in that database.
+Tests run in parallel (pytest-xdist, `-n auto`): each has its own database, ports and fakes, and a test marked
+`stops_postgres` has the machine's PostgreSQL to itself while it stops and starts it.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -35,11 +39,34 @@ def _isolated_environment(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # so a stray .env in the repo is not read
 
 
+@contextmanager
+def postgres_in_use(alone: bool) -> Iterator[None]:
+    """Shared by every test that uses the machine's PostgreSQL, in every xdist worker; `alone` waits until no other
+    test uses it and keeps them out meanwhile (a test that stops the cluster)."""
+    import fcntl
+
+    with open(Path(tempfile.gettempdir()) / f"supportbot-tests-postgres-{os.getuid()}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "stops_postgres: stops the machine's PostgreSQL, so runs with no other test using it")
+
+
 @pytest.fixture
-def db_url(tmp_path) -> str:
+def db_url(tmp_path, request) -> str:
     if not ON_POSTGRES:
         yield f"sqlite:///{tmp_path / 'test.db'}"
         return
+    with postgres_in_use(alone=request.node.get_closest_marker("stops_postgres") is not None):
+        yield from _postgres_schema()
+
+
+def _postgres_schema() -> Iterator[str]:
     schema = f"t_{uuid.uuid4().hex[:12]}"
     admin = create_engine(TARGET_URL, pool_pre_ping=True)  # a test may restart PostgreSQL in between
     with admin.begin() as conn:
@@ -171,12 +198,18 @@ class BotProcess:
         return self.log_path.read_text() if self.log_path.exists() else ""
 
     def stop(self) -> None:
+        """SIGTERM, as a container stop sends: it finishes the answers in flight, then exits."""
         self.proc.terminate()
         try:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(10)
+
+    def end(self) -> None:
+        """A teardown's end: killed, without waiting for a graceful stop (its sync child dies with it)."""
+        self.proc.kill()
+        self.proc.wait(10)
 
 
 def bot_environment(fake_slack, db_url: str, docs: Path) -> dict:
@@ -214,7 +247,7 @@ def start_bot(tmp_path):
 
     yield start
     for bot in started:
-        bot.stop()
+        bot.end()
 
 
 @pytest.fixture
@@ -225,6 +258,11 @@ def bot(start_bot, bot_env):
 @pytest.fixture
 def cuttable_postgres():
     """A private schema on the machine's PostgreSQL, reached through a proxy the test can cut."""
+    with postgres_in_use(alone=False):
+        yield from _cuttable_schema()
+
+
+def _cuttable_schema():
     from tests.fakes.tcp_proxy import TcpProxy
 
     url = make_url(TARGET_URL if ON_POSTGRES else "postgresql+psycopg://postgres@127.0.0.1:5432/test")

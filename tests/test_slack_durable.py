@@ -197,6 +197,7 @@ def postgresql_stopped():
     not (ON_POSTGRES and shutil.which("pg_ctlcluster") and os.path.isdir("/etc/postgresql") and os.geteuid() == 0),
     reason="stops and restarts this machine's PostgreSQL cluster",
 )
+@pytest.mark.stops_postgres
 def test_a_mention_while_postgresql_is_down_gets_a_notice_then_its_answer_once_it_is_back(fake_slack, bot_env, start_bot):
     bot = start_bot(bot_env | {"DB_RETRY_SECONDS": "1", "SLACK_CLAIM_LEASE_SECONDS": "1"})
     with postgresql_stopped():

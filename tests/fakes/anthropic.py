@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests.fakes.slack import POLL_S
+
 Handler = Callable[[dict], "Reply"]
 _ids = itertools.count(1)
 
@@ -366,7 +368,7 @@ class FakeAnthropic:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self.server.serve_forever, args=(POLL_S,), daemon=True)
 
     def start(self) -> FakeAnthropic:
         self._thread.start()

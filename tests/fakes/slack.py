@@ -26,6 +26,7 @@ from slack_sdk.models.views import View
 BOT_USER = "UBOT"
 BOT_ID = "BBOT"
 TEAM = "T0001"
+POLL_S = 0.05  # how often the server looks for a stop: a test's teardown waits at most this long for it
 
 
 @dataclass
@@ -102,7 +103,7 @@ class FakeSlack:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.api_url = f"http://127.0.0.1:{self.server.server_address[1]}/api/"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(POLL_S,), daemon=True).start()
 
     def stop(self) -> None:
         self.server.shutdown()
