@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # the heavy parts (the Anthropic SDK, numpy, the embedder) lo
     from kb.embedding import Embedder
     from kb.encode import EncodeReport
     from kb.search import Searcher
-    from kb.sync import Progress, SyncReport
+    from kb.sync import Progress
+    from kb.sync_runs import SyncReport
 
 log = logging.getLogger(__name__)
 LOG_WAIT_S = 300.0  # how long an answer waits for its log row (and so its feedback buttons) rather than go without

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, or_, select, update
@@ -22,69 +22,17 @@ from kb.chunking import Chunk, index_text
 from kb.clock import now
 from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, pack, resolve_embedder
-from kb.encode import EncodeReport
 from kb.loaders import LOADERS_VERSION
 from kb.models import chunks, documents, index_state, sync_runs
 from kb.prepare import PreparedDocument, prepare
 from kb.scan import DEFAULT_MAX_FILE_BYTES, DocProblem, SourceFile, scan
 from kb.state import index_version
-from kb.sync_runs import SyncBusy, finish_run, start_run, sync_transaction
+from kb.sync_runs import SyncBusy, SyncReport, finish_run, start_run, sync_transaction
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
 from kb.twins import drop_format_twins
 from kb.vocabulary import Vocabulary
 
 Progress = Callable[[int, int], None]
-
-
-@dataclass
-class SyncReport:
-    run_id: int | None
-    status: str
-    docs_dir: str
-    added: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    unchanged: int = 0
-    embedded: int = 0
-    problems: list[DocProblem] = field(default_factory=list)
-    chunks: int = 0
-    index_version: int = 0
-    seconds: float = 0.0
-    source_commit: str | None = None
-    stale_answers: int = 0  # logged answers this sync overtook: counted by the answer log's owner (bot), not here
-    encoding: EncodeReport | None = None  # the encoder's vectors filled in after the index committed (kb.encode)
-
-    @property
-    def skipped(self) -> int:
-        return len({p.path for p in self.problems if p.action in ("skipped", "kept previous version")})
-
-    @property
-    def new_problems(self) -> list[DocProblem]:
-        return [p for p in self.problems if p.new]
-
-    @property
-    def changed_anything(self) -> bool:
-        return bool(self.added or self.changed or self.removed or self.embedded)
-
-    def as_dict(self) -> dict:
-        return {
-            "run_id": self.run_id,
-            "status": self.status,
-            "docs_dir": self.docs_dir,
-            "added": self.added,
-            "changed": self.changed,
-            "removed": self.removed,
-            "unchanged": self.unchanged,
-            "embedded": self.embedded,
-            "skipped": self.skipped,
-            "chunks": self.chunks,
-            "index_version": self.index_version,
-            "seconds": round(self.seconds, 3),
-            "problems": [p.as_dict() for p in self.problems],
-            "source_commit": self.source_commit,
-            "stale_answers": self.stale_answers,
-            "encoding": self.encoding.as_dict() if self.encoding else None,
-        }
 
 
 def sync(

@@ -1,4 +1,4 @@
-"""Syncs one at a time, and a record of each run.
+"""Syncs one at a time, and a record of each run: its report.
 
 The sync lock is taken by the sync transaction's first statement (SQLite: BEGIN IMMEDIATE; PostgreSQL: a
 transaction-scoped advisory lock), so it is released by commit, rollback or the death of the process, and two syncs,
@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import Connection, Engine, insert, text, update
 from sqlalchemy.exc import OperationalError
 
 from kb.clock import now
 from kb.database import is_sqlite
+from kb.encode import EncodeReport
 from kb.errors import SupportbotError
 from kb.models import sync_runs
-
-if TYPE_CHECKING:
-    from kb.sync import SyncReport
+from kb.scan import DocProblem
 
 SYNC_LOCK_ID = 7_391_002  # PostgreSQL advisory lock id
 
@@ -29,6 +29,57 @@ class SyncBusy(SupportbotError, RuntimeError):
     """Another sync holds the lock."""
 
     exit_code = 3  # `supportbot sync` exits with it, so a parent process can tell "busy" from "failed"
+
+
+@dataclass
+class SyncReport:
+    run_id: int | None
+    status: str
+    docs_dir: str
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    embedded: int = 0
+    problems: list[DocProblem] = field(default_factory=list)
+    chunks: int = 0
+    index_version: int = 0
+    seconds: float = 0.0
+    source_commit: str | None = None
+    stale_answers: int = 0  # logged answers this sync overtook: counted by the answer log's owner (bot), not here
+    encoding: EncodeReport | None = None  # the encoder's vectors filled in after the index committed (kb.encode)
+
+    @property
+    def skipped(self) -> int:
+        return len({p.path for p in self.problems if p.action in ("skipped", "kept previous version")})
+
+    @property
+    def new_problems(self) -> list[DocProblem]:
+        return [p for p in self.problems if p.new]
+
+    @property
+    def changed_anything(self) -> bool:
+        return bool(self.added or self.changed or self.removed or self.embedded)
+
+    def as_dict(self) -> dict:
+        return {
+            "run_id": self.run_id,
+            "status": self.status,
+            "docs_dir": self.docs_dir,
+            "added": self.added,
+            "changed": self.changed,
+            "removed": self.removed,
+            "unchanged": self.unchanged,
+            "embedded": self.embedded,
+            "skipped": self.skipped,
+            "chunks": self.chunks,
+            "index_version": self.index_version,
+            "seconds": round(self.seconds, 3),
+            "problems": [p.as_dict() for p in self.problems],
+            "source_commit": self.source_commit,
+            "stale_answers": self.stale_answers,
+            "encoding": self.encoding.as_dict() if self.encoding else None,
+        }
 
 
 def record_failed_run(engine: Engine, docs_dir: str, error: str) -> None:

@@ -14,7 +14,7 @@ from bot.cli.options import clear_errors, db_option, docs_option, json_option, r
 
 if TYPE_CHECKING:
     from kb.encode import EncodeReport
-    from kb.sync import SyncReport
+    from kb.sync_runs import SyncReport
 
 
 PROGRESS_EVERY_S = 10.0  # off a terminal, how often a long sync says how far it is
