@@ -106,11 +106,11 @@ def open_database(url: str) -> Engine:
 
 @contextmanager
 def _migration_lock(engine: Engine):
-    """One migrator at a time: PostgreSQL's advisory lock, SQLite's write lock taken up front (a deferred
+    """One migrator at a time: PostgreSQL's advisory lock on this schema, SQLite's write lock taken up front (a deferred
     transaction that later needs to write can fail at once with "database is locked")."""
     with engine.execution_options(sqlite_begin="IMMEDIATE").begin() as conn:
         if not is_sqlite(engine):
-            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k, hashtext(current_schema()))"), {"k": _MIGRATION_LOCK})
         yield conn
 
 

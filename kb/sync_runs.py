@@ -165,7 +165,8 @@ def sync_transaction(engine: Engine, lock_timeout_s: float = 2.0) -> Iterator[Co
     """The sync transaction, holding the sync lock from its first statement.
 
     SQLite: BEGIN IMMEDIATE takes the database's write lock. PostgreSQL: a
-    transaction-scoped advisory lock. Either is released by commit, rollback or
+    transaction-scoped advisory lock on this schema (two bots that share a database in two schemas do not wait for
+    each other's syncs). Either is released by commit, rollback or
     the death of the process, so a killed sync never leaves a stale lock.
     Waits up to lock_timeout_s, then raises SyncBusy.
     """
@@ -176,7 +177,7 @@ def sync_transaction(engine: Engine, lock_timeout_s: float = 2.0) -> Iterator[Co
             else:
                 tx = conn.begin()
                 conn.execute(text(f"SET LOCAL lock_timeout = '{int(lock_timeout_s * 1000)}ms'"))
-                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": SYNC_LOCK_ID})
+                conn.execute(text("SELECT pg_advisory_xact_lock(:k, hashtext(current_schema()))"), {"k": SYNC_LOCK_ID})
                 conn.execute(text("SET LOCAL lock_timeout = 0"))
         except OperationalError as e:
             if _is_lock_timeout(e):

@@ -63,10 +63,11 @@ def db_url(tmp_path, request) -> str:
         yield f"sqlite:///{tmp_path / 'test.db'}"
         return
     with postgres_in_use(alone=request.node.get_closest_marker("stops_postgres") is not None):
-        yield from _postgres_schema()
+        yield from postgres_schema()
 
 
-def _postgres_schema() -> Iterator[str]:
+def postgres_schema() -> Iterator[str]:
+    """A fresh schema in the machine's PostgreSQL database, dropped after."""
     schema = f"t_{uuid.uuid4().hex[:12]}"
     admin = create_engine(TARGET_URL, pool_pre_ping=True)  # a test may restart PostgreSQL in between
     with admin.begin() as conn:

@@ -6,17 +6,19 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 from sqlalchemy import func, select
 
 from bench.corpus import write_docs
+from bot.database import open_database
 from kb.models import documents, sync_runs
 from kb.search import Searcher
 from kb.state import index_version
 from kb.sync import sync
 from kb.sync_runs import SyncBusy, sync_lock_held, sync_transaction
-from tests.conftest import REPO, run_cli
+from tests.conftest import ON_POSTGRES, REPO, postgres_schema, run_cli
 
 
 def counts(engine):
@@ -73,6 +75,16 @@ def test_a_second_sync_in_this_process_is_refused_while_one_runs(engine, docs):
     with sync_transaction(engine), pytest.raises(SyncBusy, match="another sync is running"):
         sync(engine, docs, lock_timeout_s=0.2)
     assert sync(engine, docs).status == "ok"
+
+
+@pytest.mark.skipif(not ON_POSTGRES, reason="schemas are PostgreSQL's: a SQLite file is a database of its own")
+def test_a_sync_in_another_schema_of_the_same_postgresql_database_does_not_wait_for_this_one(engine, docs):
+    with contextmanager(postgres_schema)() as other_url, sync_transaction(engine):
+        other = open_database(other_url)
+        try:
+            assert sync(other, docs, lock_timeout_s=0.5).status == "ok"
+        finally:
+            other.dispose()
 
 
 def test_a_sync_in_another_process_is_refused_while_one_runs(engine, docs, db_url):
