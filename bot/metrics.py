@@ -65,8 +65,14 @@ FEEDBACK = Counter(
 )
 ESCALATIONS = Counter(
     "supportbot_escalations",
-    "'Ask a person' clicks, by outcome (handed_over, refused, no_channel, post_failed).",
+    "'Ask a person' clicks, by outcome (handed_over, refused, no_channel, post_failed), and hand-overs marked resolved.",
     ["outcome"],
+    registry=REGISTRY,
+)
+HANDOVER_FIRST_REPLY = Histogram(
+    "supportbot_handover_first_reply_seconds",
+    "Time from 'Ask a person' to a person's first reply in the hand-over thread.",
+    buckets=(60, 300, 900, 1800, 3600, 4 * 3600, 8 * 3600, 24 * 3600, 3 * 24 * 3600),
     registry=REGISTRY,
 )
 ABSTENTIONS = Counter(

@@ -25,6 +25,7 @@ NEEDS = {
     "assistant_threads_setTitle": {"assistant:write"},
     "conversations_info": {"channels:read"},  # is a channel public? (a private one is refused: counted as private)
     "conversations_replies": {"channels:history", "groups:history", "im:history", "mpim:history"},  # threads anywhere
+    "users_info": {"users:read"},  # a relayed hand-over message names its writer without pinging them
 }
 EVENTS = {
     "app_mention": {"app_mentions:read"},

@@ -96,3 +96,21 @@ covered = Table(  # gap questions a docs owner marked as covered: hidden from th
     Column("question_id", Integer, ForeignKey("log_questions.id", ondelete="CASCADE"), primary_key=True),
     Column("marked_at", DateTime(timezone=True), nullable=False),
 )
+
+handovers = Table(  # a question handed to a person: the hand-over thread, where replies go, and its state
+    "log_handovers",
+    metadata,
+    Column("question_id", Integer, ForeignKey("log_questions.id", ondelete="CASCADE"), primary_key=True),
+    Column("post_channel", String(64), nullable=False),  # the escalation channel
+    Column("post_ts", String(32), nullable=False),  # the hand-over post: people reply in its thread
+    Column("asker_channel", String(64), nullable=False),  # where the question was asked (a channel or a DM)
+    Column("asker_thread", String(32), nullable=False),  # its thread there
+    Column("asker_user", String(64)),
+    Column("state", String(16), nullable=False),  # open, answered (a person replied), resolved
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("first_reply_at", DateTime(timezone=True)),
+    Column("resolved_at", DateTime(timezone=True)),
+    Column("resolved_by", String(64)),
+    UniqueConstraint("post_channel", "post_ts", name="uq_log_handovers_post"),  # a reply there finds its hand-over
+    Index("ix_log_handovers_asker", "asker_channel", "asker_thread"),  # an asker's reply finds its hand-over
+)

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine, and_, case, delete, exists, func, or_, select
 
-from bot.logs.models import cited_pages, covered, feedback, questions, searches
+from bot.logs.models import cited_pages, covered, feedback, handovers, questions, searches
 from kb.hits import HitRecord
 from kb.models import chunks, sync_runs
 
@@ -152,6 +152,8 @@ def question_trace(engine: Engine, question_id: int) -> dict | None:
                 select(feedback).where(feedback.c.question_id == question_id).order_by(feedback.c.id)
             ).mappings()
         ]
+        handover = conn.execute(select(handovers).where(handovers.c.question_id == question_id)).mappings().first()
+        trace["handover"] = dict(handover) if handover else None
         trace["passages"] = _cited_passages(conn, trace)
     return trace
 
@@ -268,6 +270,7 @@ def prune(engine: Engine, older_than: timedelta) -> int:
         conn.execute(delete(feedback).where(feedback.c.question_id.in_(old)))
         conn.execute(delete(cited_pages).where(cited_pages.c.question_id.in_(old)))
         conn.execute(delete(covered).where(covered.c.question_id.in_(old)))
+        conn.execute(delete(handovers).where(handovers.c.question_id.in_(old)))
         return conn.execute(delete(questions).where(questions.c.created_at < cutoff)).rowcount
 
 

@@ -19,6 +19,19 @@ def ranks(hit: HitRecord) -> str:
     return " ".join(f"{name} {rank or '-'}" for name, rank in found.items() if name != "meaning" or rank)
 
 
+def handover_state(h: dict) -> str:
+    """A hand-over's state in words: open, answered (and how soon), resolved (by whom)."""
+    said = h["state"]
+    if h.get("first_reply_at") and h.get("created_at"):
+        minutes = (h["first_reply_at"] - h["created_at"]).total_seconds() / 60
+        said += f", first reply after {minutes:.0f} min" if minutes >= 1 else ", first reply within a minute"
+    if h["state"] == "resolved":
+        said += f", resolved by {h.get('resolved_by') or '?'}" + (
+            f" at {h['resolved_at']:%Y-%m-%d %H:%M}" if h.get("resolved_at") else ""
+        )
+    return said
+
+
 def render_trace(t: dict) -> str:
     out = []
     where = " ".join(x for x in (t["source"], t.get("channel") or "", t.get("user_id") or "", t.get("thread_ts") or "") if x)
@@ -38,6 +51,8 @@ def render_trace(t: dict) -> str:
         out.append(f"Error:    {t['error']}")
     if t.get("escalated_at"):
         out.append(f"Escalated: a person was asked by {t.get('escalated_by') or '?'} at {t['escalated_at']:%Y-%m-%d %H:%M}")
+        if t.get("handover"):
+            out.append(f"Hand-over: {handover_state(t['handover'])}")
     for line in t.get("stale") or []:
         now_text = line["new"] if line.get("new") is not None else "(gone)"
         out.append(f"Stale:    {line['path']} line {line['line']} was {line['old']!r}, now {now_text!r}")

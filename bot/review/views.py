@@ -19,6 +19,7 @@ from bot.logs.overview import overview
 from bot.logs.report import Filters, list_questions, parse_age, question_trace, real_problems, sync_history
 from bot.logs.stale import count_stale, stale_by_page
 from bot.logs.store import ASKED_FROM, cited_paths
+from bot.logs.trace import handover_state
 from bot.review import charts
 from kb.state import known_pages
 
@@ -129,7 +130,7 @@ def question_detail(question_id: int):
         abort(404)
     trace["problems"] = real_problems(trace["problems"])
     cited = cited_paths(trace.get("sources") or [], trace.get("cited") or [])
-    return render_template("detail.html", t=trace, cited=cited)
+    return render_template("detail.html", t=trace, cited=cited, handover_state=handover_state)
 
 
 @review.get("/gaps")

@@ -12,6 +12,7 @@ from datetime import timedelta
 from bot.runtime import Runtime
 from bot.slack.access import Access
 from bot.slack.claims import Job
+from bot.slack.people import People
 from bot.slack.visibility import ChannelVisibility
 
 
@@ -52,6 +53,7 @@ class Slack:
     streaming: bool = True  # Claude's answers are streamed into the thread as they are verified
     suggested_prompts: tuple[str, ...] = ()  # the team's own prompts for the agent view (empty: built from the logs)
     name: str = "supportbot"  # the bot's name in the workspace (auth.test), for the hints
+    people: People = field(default_factory=People)
     in_flight: InFlight = field(default_factory=InFlight)
     visibility: ChannelVisibility = field(default_factory=ChannelVisibility)
     submit: Callable[[Callable[[], None]], object] | None = None  # the answer workers; None: answer right here

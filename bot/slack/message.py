@@ -36,6 +36,7 @@ class SlackMessage:
     team: str | None
     event_id: str | None
     has_files: bool
+    file_names: tuple[str, ...]  # what a person attached: a relayed message names them
     subtype: str | None
     bot_id: str | None  # set when a bot (or an app) posted it
     hidden: bool
@@ -57,6 +58,9 @@ class SlackMessage:
             team=body.get("team_id") or event.get("team"),
             event_id=body.get("event_id"),
             has_files=bool(event.get("files")),
+            file_names=tuple(
+                str(f.get("name") or f.get("title") or "a file") for f in event.get("files") or [] if isinstance(f, dict)
+            ),
             subtype=event.get("subtype"),
             bot_id=event.get("bot_id"),
             hidden=bool(event.get("hidden")),

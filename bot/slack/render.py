@@ -210,8 +210,11 @@ def _id(value: str | None) -> str | None:
     return value if value and re.fullmatch(r"[A-Z0-9_]{2,40}", value) else None
 
 
-def escalation_message(row: dict, clicked_by: str | None, permalink: str | None, mention: str | None) -> dict:
-    """What the escalation channel reads: who asked what where, what the bot said, and the way to the thread."""
+def escalation_message(
+    row: dict, clicked_by: str | None, permalink: str | None, mention: str | None, relayed: bool = False
+) -> dict:
+    """What the escalation channel reads: who asked what where, what the bot said, the way to the thread, and
+    (relayed: replies in this thread reach the asker) a "Mark resolved" button."""
     who, where, group = _id(row.get("user_id") or clicked_by), _id(row.get("channel")), _id(mention)
     head = (f"<!subteam^{group}> " if group else "") + "A question for a person" + (f" from <@{who}>" if who else "")
     head += f" in <#{where}>:" if where and not is_dm_channel(where) else " (in a direct message):"
@@ -220,14 +223,22 @@ def escalation_message(row: dict, clicked_by: str | None, permalink: str | None,
     )
     question = "\n".join("> " + line for line in escape(row["question"].strip())[:2000].split("\n"))
     lines = [head, question]
-    if (where and is_dm_channel(where)) or not permalink:  # a DM with the bot, or a private /ask answer: no way in
+    if relayed:
+        lines.append("Reply in this thread: your replies reach the asker where they asked, and theirs come back here.")
+    if relayed and permalink and permalink.startswith("https://"):
+        lines.append(f"<{escape(permalink)}|Open their thread>")
+    elif not relayed:  # a private /ask answer: no thread to relay into
         lines.append(f"Write to <@{who}> directly: where they asked is private to them." if who else "")
-    elif permalink.startswith("https://"):
-        lines.append(f"<{escape(permalink)}|Open the thread>")
     head_text = "\n".join(line for line in lines if line)
     answer = to_mrkdwn(row.get("answer") or "")[:HANDOVER_ANSWER_CHARS]  # as the asker read it: lists, bold, links
     blocks = [section(head_text), context([f"*{said}*"]), *[section(part) for part in split_text(answer)][:3]]
     sources = logged_sources(row.get("sources"))
     if sources:
         blocks.append(sources_block(sources))
-    return {"text": head_text, "blocks": blocks}
+    return {"text": head_text, "blocks": blocks + (resolve_blocks(row["id"]) if relayed else [])}
+
+
+def resolve_blocks(question_id: int) -> list[dict]:
+    """ "Mark resolved", on both sides of a hand-over."""
+    button = ButtonElement(action_id="resolve_handover", text="✅ Mark resolved", value=str(question_id))
+    return [ActionsBlock(block_id=f"resolve:{question_id}", elements=[button]).to_dict()]

@@ -50,6 +50,7 @@ class FakeSlack:
         self.calls: list[Call] = []
         self.messages: dict[tuple[str, str], dict] = {}
         self.ephemerals: list[dict] = []
+        self.people: dict[str, str] = {}  # user ID -> display name (users.info)
         self.views: list[dict] = []  # modals opened with views.open
         self.homes: dict[str, dict] = {}  # each user's published App Home view
         self.bot_name = "supportbot"  # the app's name in the workspace, as auth.test gives it
@@ -352,7 +353,11 @@ class FakeSlack:
         return {"ok": True, "channel": {"id": channel, "name": channel.lower(), **flags}}
 
     def api_users_info(self, p):
-        return {"ok": True, "user": {"id": p.get("user"), "name": "someone", "is_bot": False}}
+        """As Slack answers with users:read: a profile's display name, or an empty one where a person set none."""
+        user = p.get("user") or ""
+        name = self.people.get(user, "")
+        profile = {"display_name": name, "real_name": name}
+        return {"ok": True, "user": {"id": user, "name": name.lower() or "someone", "is_bot": False, "profile": profile}}
 
     def api_assistant_threads_setStatus(self, p):
         if not p.get("channel_id") or not p.get("thread_ts") or "status" not in p:

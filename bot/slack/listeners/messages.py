@@ -1,5 +1,6 @@
-"""Plain messages: every DM, and replies in threads the bot answered - answered where the channel allows follow-ups
-without a mention, otherwise told once per thread (privately) that a mention is what asks.
+"""Plain messages: replies in a hand-over's threads are relayed to the other side (bot.slack.handover); then every DM,
+and replies in threads the bot answered - answered where the channel allows follow-ups without a mention, otherwise
+told once per thread (privately) that a mention is what asks.
 
 A channel message that @mentions the bot is the twin of an app_mention and is left to that
 listener; the claim would stop a second answer anyway.
@@ -17,6 +18,7 @@ from bot.logs.store import answered_in_thread
 from bot.slack.answering import FOLLOW_UP, answer_message
 from bot.slack.claims import claim, mark_answered
 from bot.slack.context import Slack
+from bot.slack.handover import relay
 from bot.slack.message import SlackMessage
 from bot.slack.render import plain_message
 
@@ -27,6 +29,8 @@ def register(app: App, slack: Slack) -> None:
     @app.event("message")
     def on_message(event, body, client, context):
         msg = SlackMessage.parse(event, body, context.bot_user_id)
+        if relay(slack, client, msg):
+            return
         reason = msg.why_ignore(slack.answer_bots) or (None if msg.is_dm else why_not_follow_up(slack, msg))
         if reason == HINT:
             hint_once(slack, client, msg)
