@@ -123,6 +123,7 @@ class Runtime:
         """Index the docs folder; with DOCS_GIT_URL, first bring its checkout to the branch's head (a failed
         fetch is recorded and raised, and the last checkout's index keeps serving). encode: then compute the
         sentence encoder's vectors the index lacks (the index already serves without them)."""
+        from bot.logs.team_answers import published_pages
         from kb.scan import DocsRootOutside
         from kb.sync import sync
 
@@ -141,6 +142,7 @@ class Runtime:
                 source_commit=commit,
                 within=checkout,
                 left_out=left_out,
+                extra=published_pages(self.engine),
             )
         except DocsRootOutside as e:
             from kb.sync_runs import record_failed_run

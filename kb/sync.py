@@ -47,12 +47,15 @@ def sync(
     source_commit: str | None = None,
     within: Path | None = None,
     left_out: Sequence[str] = (),
+    extra: Sequence[SourceFile] = (),
 ) -> SyncReport:
     """embedder: None indexes for BM25 alone; the default is WordLlama (hybrid search).
     source_commit: the git commit the docs folder was checked out at, recorded with the run.
     within: the folder docs_dir must resolve inside (the checkout it came from).
     left_out: files of docs_dir never written to disk for being over max_file_bytes (a filtered git checkout):
-    reported as skipped, and a version indexed before keeps serving, as for any file over the cap."""
+    reported as skipped, and a version indexed before keeps serving, as for any file over the cap.
+    extra: pages that are not files of docs_dir (the team's published answers), indexed beside them; a file of
+    docs_dir at one of their paths is skipped and reported."""
     started = time.perf_counter()
     docs_dir = Path(docs_dir)
     files, problems = scan(docs_dir, max_file_bytes, within)  # raises before anything is recorded
@@ -62,6 +65,12 @@ def sync(
     unreadable = {p.path for p in problems}  # on disk but not read this time: an indexed one keeps its last version
     files, twins = drop_format_twins(files)
     problems += twins
+    if extra:
+        taken = {f.path for f in extra}
+        problems += [
+            DocProblem(f.path, "the path of a page the sync adds (a team answer)", "skipped") for f in files if f.path in taken
+        ]
+        files = [f for f in files if f.path not in taken] + list(extra)
     report = SyncReport(None, "running", str(docs_dir), problems=problems, source_commit=source_commit)
     try:
         embedder = resolve_embedder(embedder)

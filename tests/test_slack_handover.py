@@ -6,6 +6,7 @@ from sqlalchemy import create_engine, select
 from bot.logs.models import handovers
 from tests.conftest import run_cli
 from tests.fakes.slack import BOT_USER
+from tests.test_health import ready
 
 SUPPORT = {"SLACK_ESCALATION_CHANNEL": "CSUPPORT"}
 UNCOVERED = "is there a discount for students?"
@@ -176,3 +177,31 @@ def test_from_a_channel_the_thread_gets_the_reply_and_only_the_askers_replies_go
     [back] = fake_slack.wait_for(lambda: [m for m in bot_posts(fake_slack, "CSUPPORT", post["ts"]) if "who asked" in m["text"]])
     assert "thanks, got it" in back["text"]
     assert not [m for m in bot_posts(fake_slack, "CSUPPORT", post["ts"]) if "me too" in m["text"]], "only the asker's"
+
+
+def test_a_published_reply_is_indexed_and_answers_the_same_question_citing_the_person(fake_slack, bot_env, start_bot, docs):
+    import json
+
+    fake_slack.people = {"U_BOB": "Bob"}
+    bot = start_bot(bot_env | SUPPORT)
+    _, post = handed_over(fake_slack, bot)
+    says(fake_slack, bot, "CSUPPORT", "Yes: students get 15% off with a university email address.", "U_BOB", post["ts"])
+    db = ["--db", bot_env["DATABASE_URL"]]
+    [candidate] = fake_slack.wait_for(lambda: json.loads(run_cli("answers", "--json", *db).stdout))
+    assert candidate["state"] == "candidate" and candidate["answered_by_name"] == "Bob"
+    assert candidate["question"] == UNCOVERED and "15% off" in candidate["reply"]
+    assert candidate["permalink"].startswith("https://fake.slack.test/archives/CSUPPORT/")
+    assert json.loads(run_cli("gaps", "--json", *db).stdout), "the question is a gap until the answer is published"
+    assert run_cli("answers", "publish", str(candidate["id"]), *db).returncode == 0
+    assert json.loads(run_cli("gaps", "--json", *db).stdout) == [], "a published answer covers its gap"
+    synced = json.loads(run_cli("sync", "--json", "--docs", str(docs), *db).stdout)
+    assert synced["added"] == [f"team-answers/{candidate['id']}.md"]
+    ready(bot, fake_slack)  # the bot serves the new index (a question before that is answered from the last one)
+    again = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> is there a student discount?", user="U_CAROL")
+    fake_slack.deliver(bot.url, fake_slack.events_for(again)[0])
+    [reply] = fake_slack.wait_for(lambda: bot_posts(fake_slack, "C_GENERAL", again["ts"]))
+    assert "15% off" in reply["text"]
+    assert "Answer from Bob, support, " in str(reply["blocks"]), "the source says whose answer it is"
+    assert "archives/CSUPPORT" in str(reply["blocks"]), "and links to where they said it"
+    synced_again = json.loads(run_cli("sync", "--json", "--docs", str(docs), *db).stdout)
+    assert synced_again["removed"] == [] and synced_again["unchanged"] >= 1, "a re-sync keeps it"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from bot.cli.answers import answers_group
 from bot.cli.asking import ask_cmd, eval_cmd
 from bot.cli.database import db_group
 from bot.cli.index import encode_cmd, search_cmd, sync_cmd
@@ -16,5 +17,17 @@ def main() -> None:
     """supportbot: answers your team's questions from your own docs, with sources."""
 
 
-for command in (sync_cmd, encode_cmd, search_cmd, ask_cmd, eval_cmd, serve_cmd, logs_group, gaps_cmd, review_cmd, db_group):
+for command in (
+    sync_cmd,
+    encode_cmd,
+    search_cmd,
+    ask_cmd,
+    eval_cmd,
+    serve_cmd,
+    logs_group,
+    gaps_cmd,
+    review_cmd,
+    answers_group,
+    db_group,
+):
     main.add_command(command)

@@ -28,11 +28,14 @@ class Handover:
     resolved_at: datetime | None = None
     resolved_by: str | None = None
     team: str | None = None  # the question's workspace
+    question: str = ""  # the question's text
 
 
 def _read(conn, where) -> Handover | None:
     row = conn.execute(
-        select(handovers, questions.c.team).join(questions, questions.c.id == handovers.c.question_id).where(where)
+        select(handovers, questions.c.team, questions.c.question)
+        .join(questions, questions.c.id == handovers.c.question_id)
+        .where(where)
     ).first()
     return Handover(**row._mapping) if row else None
 

@@ -114,3 +114,21 @@ handovers = Table(  # a question handed to a person: the hand-over thread, where
     UniqueConstraint("post_channel", "post_ts", name="uq_log_handovers_post"),  # a reply there finds its hand-over
     Index("ix_log_handovers_asker", "asker_channel", "asker_thread"),  # an asker's reply finds its hand-over
 )
+
+team_answers = Table(  # what a person answered in a hand-over, kept as knowledge: a candidate until a docs owner publishes it
+    "log_team_answers",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("question_id", Integer, ForeignKey("log_questions.id", ondelete="SET NULL")),  # the log may be pruned
+    Column("question", Text, nullable=False),
+    Column("reply", Text, nullable=False),  # what the person wrote, mentions as plain words
+    Column("answered_by", String(64)),  # their Slack user ID
+    Column("answered_by_name", String(128)),
+    Column("answered_at", DateTime(timezone=True), nullable=False),
+    Column("permalink", Text),  # the reply in the hand-over thread
+    Column("state", String(16), nullable=False),  # candidate, published, dismissed
+    Column("text", Text),  # the published text (the reply, or the docs owner's edit)
+    Column("reviewed_at", DateTime(timezone=True)),  # when it was published or dismissed
+    Column("review_by", DateTime(timezone=True)),  # a published answer is due for review after this
+    Index("ix_log_team_answers_state", "state"),
+)

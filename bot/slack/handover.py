@@ -15,6 +15,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.logs.handovers import Handover, first_reply, handover_at_post, open_handover_in
+from bot.logs.team_answers import add_candidate
 from bot.metrics import HANDOVER_FIRST_REPLY
 from bot.slack.claims import claim, mark_answered
 from bot.slack.context import Slack
@@ -26,6 +27,20 @@ log = logging.getLogger(__name__)
 
 RELAY_CHARS = 3000  # of one relayed message: a section block holds 3,000 characters
 _TOKEN = re.compile(r"<([^<>]*)>")
+
+
+def plain(text: str) -> str:
+    """A person's Slack text as plain words, for keeping as a team answer: links as their addresses (with their
+    label), mentions as words, Slack's escaping undone."""
+
+    def word(m: re.Match) -> str:
+        target, _, label = m.group(1).partition("|")
+        if target.startswith(("@", "!", "#")):
+            return ("#" if target.startswith("#") else "@") + (label or target.removeprefix("!subteam^").lstrip("@!#"))
+        return f"{label} ({target})" if label and label != target else target
+
+    text = _TOKEN.sub(word, text)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
 def quiet(text: str) -> str:
@@ -85,10 +100,24 @@ def _send(
         return  # the claim stays: a retry would post into the same failure; the review shows the hand-over's state
     mark_answered(engine, key)
     log.info("relayed %s from %s to %s", msg.ts, msg.channel, channel, extra={"event": "handover_relay"})
-    if answered is not None:
+    if answered is not None:  # a person's answer: the hand-over's state, and a candidate team answer
         waited = first_reply(engine, answered.question_id)
         if waited is not None:
             HANDOVER_FIRST_REPLY.observe(waited)
+        keep_candidate(slack, client, msg, answered)
+
+
+def keep_candidate(slack: Slack, client: WebClient, msg: SlackMessage, handover: Handover) -> None:
+    """What the person answered, kept for a docs owner to publish as a team answer (`supportbot answers`)."""
+    if not msg.text.strip():
+        return
+    try:
+        permalink = client.chat_getPermalink(channel=msg.channel, message_ts=msg.ts).get("permalink")
+    except SlackApiError as e:
+        log.info("chat.getPermalink failed for a team answer in %s: %s", msg.channel, e.response.get("error"))
+        permalink = None
+    name = slack.people.name(client, msg.user)
+    add_candidate(slack.runtime.engine, handover.question_id, handover.question, plain(msg.text), (msg.user, name), permalink)
 
 
 def state_note(state: str, by: str | None = None) -> dict:
