@@ -11,6 +11,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from bot.agent.types import Limits
 from kb.errors import SupportbotError
 
+TEAM_ANSWER_DAYS = 180  # a published team answer is due for review after this many days
+
 SAMPLE_DOCS = Path(__file__).parent / "sample_docs"
 SAMPLE_EVAL = Path(__file__).parent / "sample_eval.yaml"
 
@@ -72,7 +74,7 @@ class Settings(BaseSettings):
     review_token: SecretStr | None = Field(None, alias="REVIEW_TOKEN")
     review_eval_file: Path = Field(Path("eval.yaml"), alias="REVIEW_EVAL_FILE")
     log_retention_days: int | None = Field(None, alias="LOG_RETENTION_DAYS", ge=1)
-    team_answer_days: int = Field(180, alias="TEAM_ANSWER_DAYS", ge=1, le=36_500)
+    team_answer_days: int = Field(TEAM_ANSWER_DAYS, alias="TEAM_ANSWER_DAYS", ge=1, le=36_500)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", alias="LOG_LEVEL")
 
     @field_validator("slack_suggested_prompts", mode="before")

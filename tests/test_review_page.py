@@ -398,3 +398,31 @@ def test_a_not_helpful_answer_is_not_added_with_its_own_citations_as_right(logge
     assert refused.status_code == 422 and "marked not helpful" in refused.text and not eval_file.exists()
     nothing = client.post(f"/questions/{a.log_id}/eval", data={"csrf": csrf, "chosen": "1"}, headers=auth)
     assert nothing.status_code == 422 and "at least one right page" in nothing.text
+
+
+def test_a_team_answer_is_edited_and_published_from_the_page_and_leaves_its_gap(logged):
+    import re
+
+    from bot.logs.gaps import gaps
+    from bot.logs.team_answers import add_candidate, team_answer
+    from bot.review.app import create_app
+
+    student = next(g for g in gaps(logged.engine) if "student" in g.latest["question"].lower()).latest
+    answer_id = add_candidate(
+        logged.engine, student["id"], student["question"], "Yes, 15% off.", ("U_BOB", "Bob"), "https://x.slack.com/archives/C/p1"
+    )
+    read_only = create_app(logged.engine).test_client()
+    assert "Yes, 15% off." in read_only.get("/answers").text and "<textarea" not in read_only.get("/answers").text
+    assert read_only.post(f"/answers/{answer_id}/publish", data={"text": "x"}).status_code == 403
+    client = create_app(logged.engine, token="s3cret-review", team_answer_days=30).test_client()
+    auth = {"Authorization": "Bearer s3cret-review"}
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', client.get("/answers", headers=auth).text).group(1)
+    assert client.post(f"/answers/{answer_id}/publish", data={"text": "edited", "csrf": "guess"}, headers=auth).status_code == 403
+    edited = "Students get 15% off with a university email address."
+    done = client.post(f"/answers/{answer_id}/publish", data={"text": edited, "csrf": csrf}, headers=auth)
+    assert done.status_code == 303 and done.headers["Location"].endswith("/answers?state=published")
+    published = team_answer(logged.engine, answer_id)
+    assert published.state == "published" and published.text == edited
+    assert (published.review_by - published.reviewed_at).days == 30, "TEAM_ANSWER_DAYS"
+    assert not [g for g in gaps(logged.engine) if student["id"] in g.ids], "the answered gap leaves the list"
+    assert "1 team answer" not in client.get("/", headers=auth).text, "none waiting any more"

@@ -4,6 +4,7 @@ once each, pinging no one, until either side marks it resolved; it survives a re
 from sqlalchemy import create_engine, select
 
 from bot.logs.models import handovers
+from bot.logs.overview import overview
 from tests.conftest import run_cli
 from tests.fakes.slack import BOT_USER
 from tests.test_health import ready
@@ -73,6 +74,11 @@ def test_from_a_dm_a_persons_reply_reaches_the_asker_and_the_askers_follow_up_co
     assert len([m for m in bot_posts(fake_slack, "D_ALICE", question["ts"]) if "docs" in m["text"].lower()]) == 1, (
         "the follow-up went to the person, not to the bot"
     )
+    engine = create_engine(bot_env["DATABASE_URL"])
+    people = overview(engine).people
+    engine.dispose()
+    assert (people.escalations, people.handovers, people.replied, people.resolved) == (1, 1, 1, 0)
+    assert people.median_first_reply_s is not None and people.team_answers_waiting == 1, "Bob's reply is a candidate"
 
 
 def test_a_reply_is_relayed_once_however_often_slack_delivers_it_and_the_bots_own_posts_never(fake_slack, bot_env, start_bot):

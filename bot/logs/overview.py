@@ -11,7 +11,7 @@ from sqlalchemy import Engine, case, func, select
 
 from bot.agent.types import STATUSES
 from bot.logs.gaps import Gap, gaps
-from bot.logs.models import feedback, questions
+from bot.logs.models import feedback, handovers, questions, team_answers
 from bot.logs.report import sync_history
 from kb.clock import now
 from kb.state import chunk_count, index_version
@@ -38,6 +38,7 @@ class Overview:
     last_sync: dict | None = None
     chunks: int = 0
     index_version: int | None = None
+    people: People | None = None
 
     def share(self, status: str) -> float | None:
         return self.by_status.get(status, 0) / self.total if self.total else None
@@ -46,6 +47,19 @@ class Overview:
     def helpful_share(self) -> float | None:
         rated = self.helpful + self.not_helpful
         return self.helpful / rated if rated else None
+
+
+@dataclass
+class People:
+    """What people did with the questions the bot handed them, in the window."""
+
+    escalations: int = 0  # questions handed to a person ("Ask a person")
+    per_week: list[int] = field(default_factory=list)  # escalations a week, oldest first (the weeks of the chart)
+    handovers: int = 0  # of them, conversations (from a thread)
+    replied: int = 0  # ... a person replied in
+    resolved: int = 0
+    median_first_reply_s: float | None = None
+    team_answers_waiting: int = 0  # candidates for a docs owner (any age)
 
 
 def _day(value) -> str:
@@ -90,6 +104,7 @@ def overview(engine: Engine, days: int = 30, weeks: int = 8) -> Overview:
         recent_not_helpful = [dict(r) for r in unhelpful]
         n_chunks = chunk_count(conn)
         version = index_version(conn)
+        people = _people(conn, now() - timedelta(days=days), first, weeks, span)
 
     labels = [(first + timedelta(days=i)).isoformat() for i in range(span)]
     shown = labels[-days:]
@@ -106,6 +121,7 @@ def overview(engine: Engine, days: int = 30, weeks: int = 8) -> Overview:
         last_sync=next(iter(sync_history(engine, 1)), None),
         chunks=n_chunks,
         index_version=version,
+        people=people,
     )
     for d in shown:
         for s, n in counts.get(d, {}).items():
@@ -124,3 +140,31 @@ def overview(engine: Engine, days: int = 30, weeks: int = 8) -> Overview:
         result.abstention_rate.append(abstained / asked_n if asked_n else None)
         result.helpful_rate.append(u / (u + dn) if u + dn else None)
     return result
+
+
+def _people(conn, since, first: date, weeks: int, span: int) -> People:
+    escalated = [
+        _day(d)
+        for d in conn.execute(
+            select(func.date(questions.c.escalated_at)).where(
+                questions.c.escalated_at.is_not(None), questions.c.escalated_at >= now() - timedelta(days=span)
+            )
+        ).scalars()
+    ]
+    window = since.date().isoformat()
+    labels = [(first + timedelta(days=i)).isoformat() for i in range(span)]
+    per_week = [sum(1 for d in escalated if d in set(labels[len(labels) - (weeks - w) * 7 :][:7])) for w in range(weeks)]
+    rows = conn.execute(
+        select(handovers.c.state, handovers.c.created_at, handovers.c.first_reply_at).where(handovers.c.created_at >= since)
+    ).all()
+    waits = sorted((r.first_reply_at - r.created_at).total_seconds() for r in rows if r.first_reply_at is not None)
+    waiting = conn.execute(select(func.count()).select_from(team_answers).where(team_answers.c.state == "candidate")).scalar()
+    return People(
+        escalations=sum(1 for d in escalated if d >= window),
+        per_week=per_week,
+        handovers=len(rows),
+        replied=sum(1 for r in rows if r.first_reply_at is not None),
+        resolved=sum(1 for r in rows if r.state == "resolved"),
+        median_first_reply_s=waits[len(waits) // 2] if waits else None,
+        team_answers_waiting=int(waiting or 0),
+    )

@@ -17,6 +17,7 @@ from flask import Flask, abort, redirect, render_template, request
 from sqlalchemy import Engine
 
 from bot.review.views import review
+from bot.settings import TEAM_ANSWER_DAYS
 from kb.errors import SupportbotError
 
 COOKIE = "supportbot_review"
@@ -43,12 +44,14 @@ def check_binding(host: str, token: str | None) -> None:
 MAX_PARAM = 500  # characters in a filter: a search is words, not a document
 
 
-def create_app(engine: Engine, token: str | None = None, eval_file: Path | None = None) -> Flask:
+def create_app(
+    engine: Engine, token: str | None = None, eval_file: Path | None = None, team_answer_days: int = TEAM_ANSWER_DAYS
+) -> Flask:
     """With a token the page can also change things (mark a gap covered, add a question to the eval set),
     by POST with a CSRF field derived from the token; without one it is read-only."""
     app = Flask(__name__)
     csrf = hmac.new(token.encode(), b"supportbot-review-csrf", hashlib.sha256).hexdigest() if token else None
-    app.config.update(LOG_ENGINE=engine, EVAL_FILE=eval_file, CSRF=csrf)
+    app.config.update(LOG_ENGINE=engine, EVAL_FILE=eval_file, CSRF=csrf, TEAM_ANSWER_DAYS=team_answer_days)
 
     @app.context_processor
     def writing():
@@ -112,13 +115,22 @@ def create_app(engine: Engine, token: str | None = None, eval_file: Path | None 
     return app
 
 
-def serve(engine: Engine, host: str, port: int, token: str | None, eval_file: Path | None = None) -> None:
+def serve(
+    engine: Engine,
+    host: str,
+    port: int,
+    token: str | None,
+    eval_file: Path | None = None,
+    team_answer_days: int = TEAM_ANSWER_DAYS,
+) -> None:
     import waitress
 
     from bot.ports import PortUnavailable, unavailable
 
     check_binding(host, token)
     try:
-        waitress.serve(create_app(engine, token, eval_file), host=host, port=port, threads=4, ident="supportbot-review")
+        waitress.serve(
+            create_app(engine, token, eval_file, team_answer_days), host=host, port=port, threads=4, ident="supportbot-review"
+        )
     except OSError as e:  # taken between the check at start and now
         raise PortUnavailable(unavailable(host, port, e)) from None

@@ -19,8 +19,10 @@ from bot.logs.overview import overview
 from bot.logs.report import Filters, list_questions, parse_age, question_trace, real_problems, sync_history
 from bot.logs.stale import count_stale, stale_by_page
 from bot.logs.store import ASKED_FROM, cited_paths
+from bot.logs.team_answers import STATES, TeamAnswerError, dismiss, list_answers, publish
 from bot.logs.trace import handover_state
 from bot.review import charts
+from kb.clock import now
 from kb.state import known_pages
 
 review = Blueprint("review", __name__)
@@ -29,6 +31,7 @@ MAX_ID = 2**63 - 1
 PAGE = 50  # questions a page
 GAP_WINDOWS = ("7d", "30d", "90d", "all")
 MAX_EVAL_PAGES = 20  # right pages (or facts) an eval case may name
+MAX_ANSWER_CHARS = 20_000  # a team answer's text, as a docs owner edits it
 
 
 def _engine() -> Engine:
@@ -44,6 +47,17 @@ def _check_write() -> None:
     csrf = current_app.config["CSRF"]
     if not csrf or not hmac.compare_digest((request.form.get("csrf") or "").encode(), csrf.encode()):
         abort(403)
+
+
+def duration(seconds: float) -> str:
+    """A wait as people say it: 40 s, 12 min, 3.5 h, 2 days."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.0f} days"
 
 
 def _page_id(value: str | None) -> int | None:
@@ -63,6 +77,7 @@ def overview_page():
         stale_count=count_stale(_engine()),
         pct=lambda x: "–" if x is None else f"{x:.0%}",
         ms=lambda x: "–" if x is None else f"{x:,.0f} ms",
+        duration=duration,
     )
 
 
@@ -167,6 +182,38 @@ def add_to_eval(question_id: int):
         return render_template("message.html", title="Eval set", message=str(e)), 409
     message = f"Added to {eval_file}." if added else f"Already in {eval_file}."
     return render_template("message.html", title="Eval set", message=message)
+
+
+@review.get("/answers")
+def team_answer_list():
+    state = request.args.get("state") if request.args.get("state") in STATES else "candidate"
+    found = list_answers(_engine(), state)
+    return render_template("answers.html", answers=found, state=state, states=STATES, at=now())
+
+
+@review.post("/answers/<int:answer_id>/publish")
+def team_answer_publish(answer_id: int):
+    _check_write()
+    text = (request.form.get("text") or "").strip()
+    if answer_id > MAX_ID or not text or len(text) > MAX_ANSWER_CHARS:
+        abort(400)
+    try:
+        publish(_engine(), answer_id, current_app.config["TEAM_ANSWER_DAYS"], text)
+    except TeamAnswerError:
+        abort(404)
+    return redirect("/answers?state=published", code=303)
+
+
+@review.post("/answers/<int:answer_id>/dismiss")
+def team_answer_dismiss(answer_id: int):
+    _check_write()
+    if answer_id > MAX_ID:
+        abort(404)
+    try:
+        dismiss(_engine(), answer_id)
+    except TeamAnswerError:
+        abort(404)
+    return redirect("/answers", code=303)
 
 
 @review.get("/syncs")
