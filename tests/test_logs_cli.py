@@ -253,3 +253,19 @@ def test_the_command_line_and_the_log_readers_load_no_search_library():
     probe = "import sys, bot.cli, bot.logs.report, bot.logs.trace, bot.logs.gaps; print(' '.join(m for m in sys.argv[1:] if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", probe, *heavy], capture_output=True, text=True, cwd=REPO, check=True)
     assert result.stdout.split() == [], result.stdout
+
+
+def test_a_team_answer_past_its_review_date_is_due_in_gaps_and_cited_as_maybe_out_of_date(rt, db_url, docs):
+    from bot.logs.models import team_answers
+    from bot.logs.team_answers import add_candidate
+
+    a = ask(rt, "Is there a student discount?")
+    answer_id = add_candidate(rt.engine, a.log_id, a.question, "Yes, 15% off for students.", ("U_BOB", "Bob"), None)
+    assert "Published #" in cli(db_url, "answers", "publish", str(answer_id))
+    assert "due" not in cli(db_url, "gaps")
+    with rt.engine.begin() as conn:  # its review-by date passes
+        conn.execute(update(team_answers).values(review_by=datetime.now(UTC) - timedelta(days=1)))
+    assert f"due   team answer #{answer_id}, Answer from Bob, support," in cli(db_url, "gaps")
+    rt.sync()
+    [hit] = rt.searcher.search("student discount", k=1, collections=["team-answers"])
+    assert hit.title.endswith("(may be out of date)") and hit.path == f"team-answers/{answer_id}.md"

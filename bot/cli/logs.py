@@ -149,10 +149,13 @@ def logs_prune(ctx, older_than: str, db: str | None) -> None:
 def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> None:
     """What the docs don't answer yet: unanswered or 'not helpful' questions, grouped, most asked first."""
     from bot.logs.gaps import gaps
+    from bot.logs.team_answers import due_answers
 
     checked_age(since, "--since")
     with clear_errors():
-        groups = gaps(runtime_for(db, reads_only=True).engine, since)[:limit]
+        engine = runtime_for(db, reads_only=True).engine
+        groups = gaps(engine, since)[:limit]
+        due = due_answers(engine)
     if as_json:
         click.echo(
             json.dumps(
@@ -175,6 +178,10 @@ def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> No
             )
         )
         return
+    for a in due:  # knowledge that may have gone stale is a gap of its own
+        click.echo(
+            f"  due   team answer #{a.id}, {a.label}: {' '.join(a.question.split())[:70]} (`supportbot answers show {a.id}`)"
+        )
     if not groups:
         click.echo("No gaps: every logged question was answered and nobody marked an answer unhelpful.")
         return

@@ -122,6 +122,12 @@ def list_answers(engine: Engine, state: str | None = None) -> list[TeamAnswer]:
         return [TeamAnswer(**row) for row in conn.execute(q).mappings()]
 
 
+def due_answers(engine: Engine) -> list[TeamAnswer]:
+    """Published answers past their review-by date: `gaps` lists them, the bot cites them as "may be out of date"."""
+    at = now()
+    return [a for a in list_answers(engine, "published") if a.due(at)]
+
+
 def team_answer(engine: Engine, answer_id: int) -> TeamAnswer:
     with engine.connect() as conn:
         row = conn.execute(select(team_answers).where(team_answers.c.id == answer_id)).mappings().first()
