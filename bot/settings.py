@@ -74,6 +74,7 @@ class Settings(BaseSettings):
     review_token: SecretStr | None = Field(None, alias="REVIEW_TOKEN")
     review_eval_file: Path = Field(Path("eval.yaml"), alias="REVIEW_EVAL_FILE")
     log_retention_days: int | None = Field(None, alias="LOG_RETENTION_DAYS", ge=1)
+    review_timezone: str = Field("UTC", alias="REVIEW_TIMEZONE")
     team_answer_days: int = Field(TEAM_ANSWER_DAYS, alias="TEAM_ANSWER_DAYS", ge=1, le=36_500)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", alias="LOG_LEVEL")
 
@@ -82,6 +83,18 @@ class Settings(BaseSettings):
     def _prompts(cls, value):
         """Questions separated by '|' in the environment ("How long is the warranty?|How do I get a refund?")."""
         return [p.strip() for p in value.split("|") if p.strip()] if isinstance(value, str) else value
+
+    @field_validator("review_timezone")
+    @classmethod
+    def _a_time_zone(cls, value: str) -> str:
+        """An IANA time zone name ("Europe/Berlin"), checked at start rather than on the first page."""
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError("must be a time zone name such as UTC or Europe/Berlin") from None
+        return value
 
     @field_validator("docs_git_subdir")
     @classmethod

@@ -11,7 +11,7 @@ import pytest
 from bot.logs.store import Origin, record_feedback
 from bot.runtime import Runtime
 from bot.settings import load_settings
-from tests.conftest import REPO, free_port, wait_for_port
+from tests.conftest import REPO, free_port, run_cli, wait_for_port
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -426,3 +426,31 @@ def test_a_team_answer_is_edited_and_published_from_the_page_and_leaves_its_gap(
     assert (published.review_by - published.reviewed_at).days == 30, "TEAM_ANSWER_DAYS"
     assert not [g for g in gaps(logged.engine) if student["id"] in g.ids], "the answered gap leaves the list"
     assert "1 team answer" not in client.get("/", headers=auth).text, "none waiting any more"
+
+
+def test_times_are_shown_in_the_review_time_zone_it_names_and_a_dm_is_said_to_be_one(db_url, docs):
+    import re
+
+    from bot.review.app import create_app
+
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    rt.sync()
+    a = rt.ask(
+        "How much is express delivery?",
+        answerer="local",
+        origin=Origin("slack", channel="D_ALICE", user_id="U1", thread_ts="1.1"),
+    )
+    utc = create_app(rt.engine).test_client().get(f"/questions/{a.log_id}").text
+    tokyo = create_app(rt.engine, timezone="Asia/Tokyo").test_client().get(f"/questions/{a.log_id}").text
+    assert "times in UTC" in utc and "times in Asia/Tokyo" in tokyo
+    stamp = lambda page: re.search(r"#\d+ · (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)", page).group(1)
+    hours = lambda s: int(s[11:13])
+    assert (hours(stamp(utc)) + 9) % 24 == hours(stamp(tokyo)), "Tokyo is 9 hours ahead of UTC"
+    assert 'title="D_ALICE">direct message</span>' in utc
+    listing = create_app(rt.engine).test_client().get("/questions?source=all").text
+    assert ">direct message</td>" in listing
+
+
+def test_a_review_time_zone_that_does_not_exist_is_one_line_at_start(db_url):
+    result = run_cli("review", "--db", db_url, env={"REVIEW_TIMEZONE": "Mars/Olympus"})
+    assert result.returncode != 0 and "REVIEW_TIMEZONE" in result.stderr and "Traceback" not in result.stderr

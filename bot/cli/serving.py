@@ -86,4 +86,6 @@ def review_cmd(port: int, host: str, db: str | None) -> None:
         check_binding(host, token)
         check_port(host, port)
         click.echo(f"Review page on http://{host}:{port}/", err=True)
-        serve(rt.engine, host, port, token, rt.settings.review_eval_file, rt.settings.team_answer_days)
+        serve(
+            rt.engine, host, port, token, rt.settings.review_eval_file, rt.settings.team_answer_days, rt.settings.review_timezone
+        )

@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
 
 from flask import Flask, abort, redirect, render_template, request
 from sqlalchemy import Engine
@@ -25,6 +27,11 @@ COOKIE = "supportbot_review"
 
 class ReviewConfigError(SupportbotError, ValueError):
     pass
+
+
+def where(channel: str) -> str:
+    """A channel as a reader knows it: a direct message is said to be one (its ID stays in a tooltip)."""
+    return "direct message" if channel.startswith("D") else channel
 
 
 def is_loopback(host: str) -> bool:
@@ -45,7 +52,11 @@ MAX_PARAM = 500  # characters in a filter: a search is words, not a document
 
 
 def create_app(
-    engine: Engine, token: str | None = None, eval_file: Path | None = None, team_answer_days: int = TEAM_ANSWER_DAYS
+    engine: Engine,
+    token: str | None = None,
+    eval_file: Path | None = None,
+    team_answer_days: int = TEAM_ANSWER_DAYS,
+    timezone: str = "UTC",
 ) -> Flask:
     """With a token the page can also change things (mark a gap covered, add a question to the eval set),
     by POST with a CSRF field derived from the token; without one it is read-only."""
@@ -53,9 +64,18 @@ def create_app(
     csrf = hmac.new(token.encode(), b"supportbot-review-csrf", hashlib.sha256).hexdigest() if token else None
     app.config.update(LOG_ENGINE=engine, EVAL_FILE=eval_file, CSRF=csrf, TEAM_ANSWER_DAYS=team_answer_days)
 
+    zone = ZoneInfo(timezone)
+
     @app.context_processor
     def writing():
-        return {"csrf": csrf, "writable": bool(token)}
+        return {"csrf": csrf, "writable": bool(token), "timezone": timezone, "where": where}
+
+    @app.template_filter("at")
+    def at(value: datetime | None, fmt: str) -> str:
+        """A time from the log (naive ones are UTC, as SQLite keeps them) in REVIEW_TIMEZONE."""
+        if value is None:
+            return ""
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(zone).strftime(fmt)
 
     @app.before_request
     def bounded_input():
@@ -122,6 +142,7 @@ def serve(
     token: str | None,
     eval_file: Path | None = None,
     team_answer_days: int = TEAM_ANSWER_DAYS,
+    timezone: str = "UTC",
 ) -> None:
     import waitress
 
@@ -130,7 +151,11 @@ def serve(
     check_binding(host, token)
     try:
         waitress.serve(
-            create_app(engine, token, eval_file, team_answer_days), host=host, port=port, threads=4, ident="supportbot-review"
+            create_app(engine, token, eval_file, team_answer_days, timezone),
+            host=host,
+            port=port,
+            threads=4,
+            ident="supportbot-review",
         )
     except OSError as e:  # taken between the check at start and now
         raise PortUnavailable(unavailable(host, port, e)) from None
