@@ -267,5 +267,6 @@ def test_a_team_answer_past_its_review_date_is_due_in_gaps_and_cited_as_maybe_ou
         conn.execute(update(team_answers).values(review_by=datetime.now(UTC) - timedelta(days=1)))
     assert f"due   team answer #{answer_id}, Answer from Bob, support," in cli(db_url, "gaps")
     rt.sync()
+    rt.searcher.refresh()  # this process loads the new index now (a serving bot does within seconds)
     [hit] = rt.searcher.search("student discount", k=1, collections=["team-answers"])
     assert hit.title.endswith("(may be out of date)") and hit.path == f"team-answers/{answer_id}.md"

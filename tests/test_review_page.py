@@ -449,6 +449,9 @@ def test_times_are_shown_in_the_review_time_zone_it_names_and_a_dm_is_said_to_be
     assert 'title="D_ALICE">direct message</span>' in utc
     listing = create_app(rt.engine).test_client().get("/questions?source=all").text
     assert ">direct message</td>" in listing
+    link = "https://team.slack.com/archives/C_HELP/p1800000001000100"
+    b = rt.ask("Is there a student discount?", answerer="local", origin=Origin("slack", channel="C_HELP", permalink=link))
+    assert f'<a href="{link}">the thread in Slack</a>' in create_app(rt.engine).test_client().get(f"/questions/{b.log_id}").text
 
 
 def test_a_review_time_zone_that_does_not_exist_is_one_line_at_start(db_url):

@@ -42,6 +42,23 @@ def test_a_mention_is_answered_in_its_thread_with_numbered_links(fake_slack, bot
     assert fake_slack.titles == {}, "a channel thread is not an agent-view conversation: no title"
 
 
+def test_the_log_keeps_each_channel_questions_link_to_its_thread_and_none_for_a_dm(fake_slack, bot_env, bot):
+    first = mention(fake_slack, bot, "How much is express delivery?")
+    answers(fake_slack, first)
+    follow = mention(fake_slack, bot, "and to Canada?", thread_ts=first["ts"])
+    fake_slack.wait_for(lambda: len(fake_slack.replies("C_GENERAL", first["ts"])) >= 2)
+    dm = fake_slack.user_says("D_ALICE", "Can I go swimming with my earbuds?")
+    fake_slack.deliver(bot.url, fake_slack.events_for(dm)[0])
+    answers(fake_slack, dm)
+    engine = create_engine(bot_env["DATABASE_URL"])
+    with engine.connect() as conn:
+        links = dict(conn.execute(select(questions.c.message_ts, questions.c.permalink)).all())
+    engine.dispose()
+    slack_says = lambda m: fake_slack.api_chat_getPermalink({"channel": m["channel"], "message_ts": m["ts"]})["permalink"]
+    assert links[first["ts"]] == slack_says(first) and links[follow["ts"]] == slack_says(follow), "as Slack spells them"
+    assert "?thread_ts=" in links[follow["ts"]] and links[dm["ts"]] is None
+
+
 def test_the_loading_status_names_each_search_while_it_runs(fake_slack, bot):
     msg = mention(fake_slack, bot, "How much is express <delivery>?")
     answers(fake_slack, msg)

@@ -63,9 +63,9 @@ def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | Non
             check_port(host, settings.health_port, "HEALTH_PORT")
         rt = Runtime(settings)
         check_claude(rt)
-        name = wait_for_slack(settings, http)
+        workspace = wait_for_slack(settings, http)
         try:
-            app, slack = build_app(rt, settings, access, name)
+            app, slack = build_app(rt, settings, access, workspace)
         except (BoltError, SlackApiError) as e:
             raise click.ClickException(f"Slack refused the bot token (SLACK_BOT_TOKEN): {e}")
         serve(app, slack, start_scheduler(rt), settings, http, host, port)

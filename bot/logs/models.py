@@ -30,7 +30,10 @@ questions = Table(
     Column("user_id", String(64)),
     Column("thread_ts", String(32)),
     Column("message_ts", String(32)),  # the question's own message: equal to thread_ts when it started the thread
-    Column("visibility", String(16)),  # "public" (a public channel) or "private" (DM, private channel, /ask); None: not Slack
+    Column("visibility", String(16)),
+    Column(
+        "permalink", Text
+    ),  # the question in its Slack thread (a channel's; a DM's no one else could open)  # "public" (a public channel) or "private" (DM, private channel, /ask); None: not Slack
     Column("question", Text, nullable=False),
     Column("answerer", String(16), nullable=False),
     Column("model", String(128)),

@@ -185,6 +185,7 @@ EXPORT_FIELDS = [
     "channel",
     "user_id",
     "thread_ts",
+    "permalink",
     "question",
     "answerer",
     "model",

@@ -27,6 +27,7 @@ class Origin:
     thread_ts: str | None = None
     message_ts: str | None = None  # the question's own message (thread_ts when it started the thread)
     visibility: Literal["public", "private"] | None = None  # who could read it where it was asked; None: unknown
+    permalink: str | None = None  # the question in its Slack thread, for a reviewer (none for a DM: no one could open it)
 
 
 def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | None = None) -> int:
@@ -44,6 +45,7 @@ def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | 
                 thread_ts=origin.thread_ts,
                 message_ts=origin.message_ts,
                 visibility=origin.visibility,
+                permalink=origin.permalink,
                 question=answer.question,
                 answerer=answer.answerer,
                 model=answer.model,

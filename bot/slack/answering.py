@@ -200,6 +200,15 @@ def readable(slack: Slack, job: Job) -> tuple[str, str | None]:
     return job.text, None
 
 
+def thread_link(workspace_url: str | None, channel: str, ts: str, root: str) -> str | None:
+    """A message's permalink, as Slack spells them (https://team.slack.com/archives/C123/p1712345678000100, with
+    ?thread_ts=...&cid=... for a reply), made here rather than by a chat.getPermalink call per question."""
+    if not workspace_url:
+        return None
+    link = f"{workspace_url.rstrip('/')}/archives/{channel}/p{ts.replace('.', '')}"
+    return link + (f"?thread_ts={root}&cid={channel}" if root != ts else "")
+
+
 def ask(slack: Slack, client: WebClient, job: Job, text: str, collections: list[str] | None, **callbacks) -> Answer:
     """The runtime's answer to the question, with the thread's earlier messages and the channel's collections."""
     history = thread_history(client, job.channel, job.root, job.ts, job.bot_user_id) if job.root != job.ts else []
@@ -211,6 +220,7 @@ def ask(slack: Slack, client: WebClient, job: Job, text: str, collections: list[
         thread_ts=job.root,
         message_ts=job.ts,
         visibility=slack.visibility.of(client, job.channel, job.channel_type, job.is_dm),
+        permalink=None if job.is_dm else thread_link(slack.workspace_url, job.channel, job.ts, job.root),
     )
     return slack.runtime.ask(text, history, collections=collections, origin=origin, **callbacks)
 

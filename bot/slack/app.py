@@ -10,6 +10,7 @@ import signal
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 from urllib.parse import parse_qs
 
 import tenacity
@@ -68,11 +69,18 @@ class SlackUnreachable(SupportbotError, ConnectionError):
     pass
 
 
-def wait_for_slack(settings: Settings, http: bool) -> str:
+class Workspace(NamedTuple):
+    """Who the bot is where it runs, from auth.test: its name (for the hints) and the workspace's address (for
+    the links to each question's thread that the log keeps)."""
+
+    name: str = "supportbot"
+    url: str | None = None
+
+
+def wait_for_slack(settings: Settings, http: bool) -> Workspace:
     """Slack unreachable at start (a network blip, a proxy still starting): try SLACK_START_ATTEMPTS times with
     backoff, one log line per failed try. A refused token stops at once: retrying cannot fix it. In Socket Mode
-    the app-level token is tried too, before anything starts. Returns the bot's name in the workspace (auth.test),
-    which the hints use."""
+    the app-level token is tried too, before anything starts."""
     client = web_client(settings, quiet=True)
 
     def say(state: tenacity.RetryCallState) -> None:
@@ -104,7 +112,8 @@ def wait_for_slack(settings: Settings, http: bool) -> str:
         ) from None
     if not http:
         check_app_token(client, settings)
-    return me.get("user") or "supportbot"
+    url = me.get("url")
+    return Workspace(me.get("user") or "supportbot", url if isinstance(url, str) and url.startswith("https://") else None)
 
 
 def _why(e: BaseException | None) -> str:
@@ -156,7 +165,10 @@ def load_access(settings: Settings) -> Access:
     return Access.load(settings.slack_channels_file, settings.slack_escalation_channel, settings.slack_escalation_mention)
 
 
-def build_app(runtime: Runtime, settings: Settings, access: Access | None = None, name: str = "supportbot") -> tuple[App, Slack]:
+def build_app(
+    runtime: Runtime, settings: Settings, access: Access | None = None, workspace: Workspace | None = None
+) -> tuple[App, Slack]:
+    workspace = workspace or Workspace()
     signing = secret(settings.slack_signing_secret) or None
     workers = ThreadPoolExecutor(max_workers=settings.slack_workers, thread_name_prefix="answer")
     app = App(client=web_client(settings), signing_secret=signing, listener_executor=workers)
@@ -170,7 +182,8 @@ def build_app(runtime: Runtime, settings: Settings, access: Access | None = None
         db_retry_s=settings.db_retry_seconds,
         streaming=settings.slack_streaming,
         suggested_prompts=tuple(settings.slack_suggested_prompts),
-        name=name,
+        name=workspace.name,
+        workspace_url=workspace.url,
     )
     slack.submit = workers.submit  # recovered and held questions are answered there too, not on the heartbeat
     register_all(app, slack)

@@ -53,6 +53,7 @@ class Slack:
     streaming: bool = True  # Claude's answers are streamed into the thread as they are verified
     suggested_prompts: tuple[str, ...] = ()  # the team's own prompts for the agent view (empty: built from the logs)
     name: str = "supportbot"  # the bot's name in the workspace (auth.test), for the hints
+    workspace_url: str | None = None  # https://team.slack.com/ (auth.test): the log keeps each question's thread link
     people: People = field(default_factory=People)
     in_flight: InFlight = field(default_factory=InFlight)
     visibility: ChannelVisibility = field(default_factory=ChannelVisibility)

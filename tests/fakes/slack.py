@@ -285,7 +285,11 @@ class FakeSlack:
         if (p.get("channel"), p.get("message_ts")) not in self.messages:
             return {"ok": False, "error": "message_not_found"}
         ts = p["message_ts"].replace(".", "")
-        return {"ok": True, "channel": p["channel"], "permalink": f"https://fake.slack.test/archives/{p['channel']}/p{ts}"}
+        link = f"https://fake.slack.test/archives/{p['channel']}/p{ts}"
+        root = self.messages[(p["channel"], p["message_ts"])].get("thread_ts")
+        if root and root != p["message_ts"]:  # a reply: Slack's link names its thread
+            link += f"?thread_ts={root}&cid={p['channel']}"
+        return {"ok": True, "channel": p["channel"], "permalink": link}
 
     @staticmethod
     def _view(p: dict, kind: str, key: str) -> tuple[dict | None, dict | None]:
