@@ -49,7 +49,8 @@ def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | Non
     from bot.runtime import Runtime
     from bot.scheduler import start_scheduler
     from bot.settings import load_settings
-    from bot.slack.app import build_app, check_tokens, load_access, serve, wait_for_slack
+    from bot.slack.app import build_app, load_access, serve
+    from bot.slack.startup import check_tokens, wait_for_slack
 
     with clear_errors():
         # Everything that can be checked here is, before any network call and before anything starts.
