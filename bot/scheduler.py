@@ -17,13 +17,12 @@ import time
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
-from sqlalchemy import select
 
 from bot.metrics import LAST_SYNC_OK, LAST_SYNC_SECONDS, LAST_SYNC_TIME, SYNC_RUNS
 from bot.runtime import Runtime
 from kb.clock import as_utc
 from kb.errors import SupportbotError
-from kb.models import sync_runs
+from kb.state import last_good_sync_at
 from kb.sync_runs import SyncBusy
 
 log = logging.getLogger(__name__)
@@ -34,9 +33,7 @@ def sync_is_due(runtime: Runtime) -> bool:
     if runtime.index_is_empty():
         return True
     with runtime.engine.connect() as conn:
-        last = conn.execute(
-            select(sync_runs.c.finished_at).where(sync_runs.c.status == "ok").order_by(sync_runs.c.id.desc()).limit(1)
-        ).scalar()
+        last = last_good_sync_at(conn)
     if last is None:
         return True
     return datetime.now(UTC) - as_utc(last) > timedelta(minutes=runtime.settings.sync_interval_minutes)

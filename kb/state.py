@@ -1,11 +1,15 @@
 """What the index is now, read the same way by everyone who asks: its version, its size, and the served commit.
 
-Search, health, metrics, the App Home and the review overview read these; only kb.sync writes them.
+Search, health, metrics, the scheduler, the App Home, the suggested prompts and the review overview read these;
+only kb.sync writes them.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, func, select
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import Connection, Row, func, select
 
 from kb.models import chunks, documents, index_state, sync_runs
 
@@ -32,3 +36,37 @@ def synced_commit(conn: Connection, version: int | None) -> str | None:
 def known_pages(conn: Connection, paths: list[str]) -> set[str]:
     """The ones of these paths that are pages of the index."""
     return set(conn.execute(select(documents.c.path).where(documents.c.path.in_(paths))).scalars()) if paths else set()
+
+
+def pages_by_collection(conn: Connection) -> dict[str, int]:
+    return dict(conn.execute(select(documents.c.collection, func.count()).group_by(documents.c.collection)).tuples().all())
+
+
+def last_sync(conn: Connection) -> Row | None:
+    """The newest finished sync: (finished_at, status)."""
+    return conn.execute(
+        select(sync_runs.c.finished_at, sync_runs.c.status)
+        .where(sync_runs.c.finished_at.is_not(None))
+        .order_by(sync_runs.c.id.desc())
+        .limit(1)
+    ).first()
+
+
+def last_good_sync_at(conn: Connection) -> datetime | None:
+    return conn.execute(
+        select(sync_runs.c.finished_at).where(sync_runs.c.status == "ok").order_by(sync_runs.c.id.desc()).limit(1)
+    ).scalar()
+
+
+def largest_pages(conn: Connection, collections: Sequence[str] | None, limit: int) -> list[str]:
+    """The titles of the pages with the most passages (in these collections)."""
+    query = (
+        select(documents.c.title)
+        .join(chunks, chunks.c.document_id == documents.c.id)
+        .group_by(documents.c.id, documents.c.title)
+        .order_by(func.count().desc(), documents.c.title)
+        .limit(limit)
+    )
+    if collections is not None:
+        query = query.where(documents.c.collection.in_(list(collections)))
+    return list(conn.execute(query).scalars())

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
 from typing import Literal, get_args
 
-from sqlalchemy import Engine, insert, or_, select, true, update
+from sqlalchemy import Engine, func, insert, or_, select, true, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.agent.types import Answer, logged_sources
@@ -209,3 +211,55 @@ def answered_in_thread(engine: Engine, channel: str, thread_ts: str) -> bool:
             select(questions.c.id).where(questions.c.channel == channel, questions.c.thread_ts == thread_ts).limit(1)
         ).first()
     return found is not None
+
+
+def questions_of(engine: Engine, user_id: str, limit: int = 5) -> list[tuple[str, str, datetime]]:
+    """A person's newest questions in Slack: (question, status, when)."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(questions.c.question, questions.c.status, questions.c.created_at)
+            .where(questions.c.user_id == user_id, questions.c.source == "slack")
+            .order_by(questions.c.id.desc())
+            .limit(limit)
+        ).tuples()
+        return list(rows)
+
+
+RECENT = timedelta(days=90)  # suggested prompts come from questions asked this lately
+MIN_ASKERS = 3  # a question becomes a prompt only in words several people chose to share
+
+
+def asked_and_answered(engine: Engine, collections: Sequence[str] | None, limit: int) -> list[str]:
+    """Questions that at least MIN_ASKERS people asked in public channels lately, each starting a thread, that the
+    bot answered from these collections and no one marked unhelpful. A DM, a private channel, /ask or a thread
+    follow-up never becomes someone else's prompt, and neither does one person's wording (names, numbers, details)."""
+    unhelpful = select(feedback.c.question_id).where(feedback.c.value == "down")
+    said = func.lower(func.trim(questions.c.question))
+    query = (
+        select(func.max(questions.c.id).label("last"))
+        .where(
+            questions.c.source == "slack",
+            questions.c.visibility == "public",
+            questions.c.message_ts == questions.c.thread_ts,
+            questions.c.status == "answered",
+            questions.c.created_at >= now() - RECENT,
+            questions.c.id.not_in(unhelpful),
+            func.length(questions.c.question) <= 200,
+        )
+        .group_by(said)
+        .having(func.count(questions.c.user_id.distinct()) >= MIN_ASKERS)
+        .order_by(func.count().desc(), said)
+        .limit(limit * 5)
+    )
+    with engine.connect() as conn:
+        last = [row.last for row in conn.execute(query)]
+        rows = {
+            row.id: row
+            for row in conn.execute(
+                select(questions.c.id, questions.c.question, questions.c.sources).where(questions.c.id.in_(last))
+            )
+        }
+    allowed = None if collections is None else set(collections)
+    return [rows[i].question for i in last if allowed is None or {s.get("collection") for s in rows[i].sources or []} <= allowed][
+        :limit
+    ]

@@ -5,36 +5,20 @@ from __future__ import annotations
 
 from slack_sdk.models.blocks import DividerBlock, HeaderBlock, MarkdownTextObject, SectionBlock
 from slack_sdk.models.views import View
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine
 
-from bot.logs.models import questions
+from bot.logs.store import questions_of
 from bot.slack.access import ChannelRule
 from bot.slack.mrkdwn import escape
-from kb.models import documents, sync_runs
-from kb.state import chunk_count
+from kb.state import chunk_count, last_sync, pages_by_collection
 
 STATUS_WORDS = {"answered": "answered", "abstained": "not in the docs", "error": "failed", "budget_exhausted": "ran out of steps"}
 
 
 def home_facts(engine: Engine, user_id: str, limit: int = 5) -> dict:
     with engine.connect() as conn:
-        pages: dict[str, int] = dict(
-            conn.execute(select(documents.c.collection, func.count()).group_by(documents.c.collection)).all()
-        )
-        n_chunks = chunk_count(conn)
-        last = conn.execute(
-            select(sync_runs.c.finished_at, sync_runs.c.status)
-            .where(sync_runs.c.finished_at.is_not(None))
-            .order_by(sync_runs.c.id.desc())
-            .limit(1)
-        ).first()
-        mine = conn.execute(
-            select(questions.c.question, questions.c.status, questions.c.created_at)
-            .where(questions.c.user_id == user_id, questions.c.source == "slack")
-            .order_by(questions.c.id.desc())
-            .limit(limit)
-        ).all()
-    return {"pages": pages, "chunks": n_chunks, "last_sync": last, "mine": mine}
+        facts = {"pages": pages_by_collection(conn), "chunks": chunk_count(conn), "last_sync": last_sync(conn)}
+    return facts | {"mine": questions_of(engine, user_id, limit)}
 
 
 def home_view(facts: dict, rule: ChannelRule) -> dict:
