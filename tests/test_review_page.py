@@ -424,7 +424,9 @@ def test_a_team_answer_is_edited_and_published_from_the_page_and_leaves_its_gap(
     published = team_answer(logged.engine, answer_id)
     assert published.state == "published" and published.text == edited
     assert (published.review_by - published.reviewed_at).days == 30, "TEAM_ANSWER_DAYS"
-    assert not [g for g in gaps(logged.engine) if student["id"] in g.ids], "the answered gap leaves the list"
+    assert not [g for g in gaps(logged.engine) if "student" in g.latest["question"].lower()], (
+        "the answered gap leaves the list, with the same question asked in other words"
+    )
     assert "1 team answer" not in client.get("/", headers=auth).text, "none waiting any more"
 
 

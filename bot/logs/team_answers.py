@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 import yaml
 from sqlalchemy import Engine, insert, select, update
 
-from bot.logs.gaps import mark_covered
+from bot.logs.gaps import gaps, mark_covered
 from bot.logs.models import team_answers
 from kb.clock import now
 from kb.errors import SupportbotError
@@ -149,8 +149,9 @@ def publish(engine: Engine, answer_id: int, days: int, text: str | None = None) 
             .where(team_answers.c.id == answer_id)
             .values(state="published", text=text, reviewed_at=at, review_by=at + timedelta(days=days))
         )
-    if found.question_id is not None:
-        mark_covered(engine, [found.question_id])
+    if found.question_id is not None:  # its gap leaves the list: the question, and the others asked the same way
+        group = next((g for g in gaps(engine) if found.question_id in g.ids), None)
+        mark_covered(engine, group.ids if group else [found.question_id])
     return team_answer(engine, answer_id)
 
 
