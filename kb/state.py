@@ -39,7 +39,7 @@ def known_pages(conn: Connection, paths: list[str]) -> set[str]:
 
 
 def pages_by_collection(conn: Connection) -> dict[str, int]:
-    return dict(conn.execute(select(documents.c.collection, func.count()).group_by(documents.c.collection)).tuples().all())
+    return dict(conn.execute(select(documents.c.collection, func.count()).group_by(documents.c.collection)).all())
 
 
 def last_sync(conn: Connection) -> Row | None:

@@ -5,6 +5,7 @@ from sqlalchemy import create_engine, select
 
 from bot.logs.models import handovers
 from bot.logs.overview import overview
+from bot.review.app import create_app
 from tests.conftest import run_cli
 from tests.fakes.slack import BOT_USER
 from tests.test_health import ready
@@ -75,10 +76,10 @@ def test_from_a_dm_a_persons_reply_reaches_the_asker_and_the_askers_follow_up_co
         "the follow-up went to the person, not to the bot"
     )
     engine = create_engine(bot_env["DATABASE_URL"])
-    people = overview(engine).people
+    people = fake_slack.wait_for(lambda: (o := overview(engine).people).team_answers_waiting == 1 and o)  # Bob's reply
     engine.dispose()
     assert (people.escalations, people.handovers, people.replied, people.resolved) == (1, 1, 1, 0)
-    assert people.median_first_reply_s is not None and people.team_answers_waiting == 1, "Bob's reply is a candidate"
+    assert people.median_first_reply_s is not None
 
 
 def test_a_reply_is_relayed_once_however_often_slack_delivers_it_and_the_bots_own_posts_never(fake_slack, bot_env, start_bot):
@@ -108,6 +109,11 @@ def test_mark_resolved_shows_on_both_sides_and_a_second_click_changes_nothing(fa
     assert state(bot_env, question["ts"]) == ("resolved", "U_ALICE")
     trace = run_cli("logs", "show", str(question_id(bot_env)), "--db", bot_env["DATABASE_URL"]).stdout
     assert "Hand-over: resolved, resolved by U_ALICE" in trace, "the log row shows the state"
+    engine = create_engine(bot_env["DATABASE_URL"])
+    page = create_app(engine).test_client().get(f"/questions/{question_id(bot_env)}").text
+    engine.dispose()
+    assert page.count('title="U_ALICE">Alice</span>') == 2, "the review page names who asked and who handed it over"
+    assert "resolved by Alice" in page
     assert fake_slack.click(bot.url, post, "resolve_handover", user="U_BOB") == 200
     fake_slack.wait_for(lambda: [e for e in fake_slack.ephemerals if "already marked resolved" in e["text"]])
     assert state(bot_env, question["ts"]) == ("resolved", "U_ALICE")

@@ -135,3 +135,11 @@ team_answers = Table(  # what a person answered in a hand-over, kept as knowledg
     Column("review_by", DateTime(timezone=True)),  # a published answer is due for review after this
     Index("ix_log_team_answers_state", "state"),
 )
+
+people = Table(  # the names of the people the log mentions by ID, as Slack said them (users.info), for the review page
+    "log_people",
+    metadata,
+    Column("user_id", String(64), primary_key=True),
+    Column("name", String(255), nullable=False),
+    Column("seen_at", DateTime(timezone=True), nullable=False),
+)

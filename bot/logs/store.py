@@ -221,8 +221,8 @@ def questions_of(engine: Engine, user_id: str, limit: int = 5) -> list[tuple[str
             .where(questions.c.user_id == user_id, questions.c.source == "slack")
             .order_by(questions.c.id.desc())
             .limit(limit)
-        ).tuples()
-        return list(rows)
+        )
+        return [tuple(row) for row in rows]
 
 
 RECENT = timedelta(days=90)  # suggested prompts come from questions asked this lately

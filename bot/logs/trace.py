@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -19,14 +20,14 @@ def ranks(hit: HitRecord) -> str:
     return " ".join(f"{name} {rank or '-'}" for name, rank in found.items() if name != "meaning" or rank)
 
 
-def handover_state(h: dict) -> str:
+def handover_state(h: dict, who: Callable[[str | None], str | None] = lambda uid: uid) -> str:
     """A hand-over's state in words: open, answered (and how soon), resolved (by whom)."""
     said = h["state"]
     if h.get("first_reply_at") and h.get("created_at"):
         minutes = (h["first_reply_at"] - h["created_at"]).total_seconds() / 60
         said += f", first reply after {minutes:.0f} min" if minutes >= 1 else ", first reply within a minute"
     if h["state"] == "resolved":
-        said += f", resolved by {h.get('resolved_by') or '?'}" + (
+        said += f", resolved by {who(h.get('resolved_by')) or '?'}" + (
             f" at {h['resolved_at']:%Y-%m-%d %H:%M}" if h.get("resolved_at") else ""
         )
     return said

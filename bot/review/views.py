@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 
 from bot.agent.types import STATUSES
 from bot.logs.gaps import gaps, mark_covered
+from bot.logs.names import names_of
 from bot.logs.overview import overview
 from bot.logs.report import Filters, list_questions, parse_age, question_trace, real_problems, sync_history
 from bot.logs.stale import count_stale, stale_by_page
@@ -145,7 +146,12 @@ def question_detail(question_id: int):
         abort(404)
     trace["problems"] = real_problems(trace["problems"])
     cited = cited_paths(trace.get("sources") or [], trace.get("cited") or [])
-    return render_template("detail.html", t=trace, cited=cited, handover_state=handover_state)
+    handover = trace.get("handover") or {}
+    ids = [trace.get("user_id"), trace.get("escalated_by"), handover.get("resolved_by")]
+    names = names_of(_engine(), [*ids, *(f.get("user_id") for f in trace["feedback"])])
+    return render_template(
+        "detail.html", t=trace, cited=cited, handover_state=handover_state, who=lambda uid: names.get(uid or "", uid)
+    )
 
 
 @review.get("/gaps")

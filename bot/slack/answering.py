@@ -171,6 +171,7 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
             answered = True
             retrying(slack.db_retry_s)(mark_answered, slack.runtime.engine, keys)
             log_answered(job, answer)
+            slack.people.lookup(client, job.user)  # once per person and process: the review page says who asked
         except (IndexUnavailable, OperationalError) as e:  # the database went away mid-answer: say so, answer later
             if answered:  # the answer is in the thread: only its bookkeeping failed
                 log.exception("answered %s/%s, but could not record it", job.channel, job.ts)

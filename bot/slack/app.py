@@ -10,6 +10,7 @@ import signal
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from urllib.parse import parse_qs
 
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -19,6 +20,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.signature import SignatureVerifier
 
 from bot.health import Health, health_app
+from bot.logs.names import remember_person
 from bot.metrics import HEARTBEATS
 from bot.ports import PortUnavailable, unavailable
 from bot.runtime import Runtime
@@ -29,6 +31,7 @@ from bot.slack.answering import answer_held, recover
 from bot.slack.claims import release, renew
 from bot.slack.context import Slack
 from bot.slack.listeners import register_all
+from bot.slack.people import People
 from bot.slack.startup import SlackConfigError, Workspace, app_token_refused, web_client
 
 log = logging.getLogger(__name__)
@@ -57,6 +60,7 @@ def build_app(
         suggested_prompts=tuple(settings.slack_suggested_prompts),
         name=workspace.name,
         workspace_url=workspace.url,
+        people=People(partial(remember_person, runtime.engine)),
     )
     slack.submit = workers.submit  # recovered and held questions are answered there too, not on the heartbeat
     register_all(app, slack)

@@ -1,30 +1,46 @@
-"""People's names, for what the bot writes about them without pinging them."""
+"""People's names, for what the bot writes about them without pinging them, and for the review page."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
+from sqlalchemy.exc import SQLAlchemyError
 
 log = logging.getLogger(__name__)
 
 
 class People:
-    """People's names, from users.info once each (the scope users:read): a relay says who wrote, without pinging."""
+    """People's names, from users.info once each per process (the scope users:read); each one learned is handed to
+    `remember` (the log's people table)."""
 
-    def __init__(self) -> None:
-        self._names: dict[str, str] = {}
+    def __init__(self, remember: Callable[[str, str], None] | None = None) -> None:
+        self._names: dict[str, str | None] = {}
+        self._remember = remember
 
-    def name(self, client: WebClient, user: str | None) -> str:
+    def lookup(self, client: WebClient, user: str | None) -> str | None:
         if not user:
-            return "Someone"
+            return None
         if user not in self._names:
             try:
                 profile = (client.users_info(user=user).get("user") or {}).get("profile") or {}
-                found = profile.get("display_name") or profile.get("real_name")
-            except SlackApiError as e:
-                log.info("users.info failed for %s: %s", user, e.response.get("error"))
-                return "Someone"
-            self._names[user] = found or "Someone"
+            except (SlackApiError, OSError) as e:
+                log.info(
+                    "users.info failed for %s: %s",
+                    user,
+                    getattr(e, "response", {}).get("error") if isinstance(e, SlackApiError) else e,
+                )
+                return None
+            found = profile.get("display_name") or profile.get("real_name") or None
+            self._names[user] = found
+            if found and self._remember is not None:
+                try:
+                    self._remember(user, found)
+                except SQLAlchemyError as e:  # a name is a nicety: never a failed answer
+                    log.info("could not keep the name of %s: %s", user, type(e).__name__)
         return self._names[user]
+
+    def name(self, client: WebClient, user: str | None) -> str:
+        return self.lookup(client, user) or "Someone"

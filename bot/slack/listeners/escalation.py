@@ -54,6 +54,7 @@ def register(app: App, slack: Slack) -> None:
             ESCALATIONS.labels("refused").inc()
             log.info("escalation of %s refused: unknown, foreign or already escalated", log_id)
             return
+        slack.people.lookup(client, user)
         asked_in = row["channel"] or channel
         rule = slack.access.rule(asked_in, is_dm=is_dm_channel(asked_in))
         target = rule.escalate_to
@@ -113,7 +114,7 @@ def register(app: App, slack: Slack) -> None:
             tell(RESOLVED_ALREADY)
             return
         ESCALATIONS.labels("resolved").inc()
-        note = state_note("resolved", slack.people.name(client, user))
+        note = state_note("resolved", slack.people.name(client, user))  # and the review page learns the name
         for where, thread in ((handover.post_channel, handover.post_ts), (handover.asker_channel, handover.asker_thread)):
             try:
                 client.chat_postMessage(channel=where, thread_ts=thread, text=note["elements"][0]["text"], blocks=[note])

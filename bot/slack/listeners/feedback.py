@@ -65,8 +65,11 @@ def register(app: App, slack: Slack) -> None:
         if kind != "same":
             FEEDBACK.labels(value).inc()
         log.info("feedback %s on %s by %s: %s", value, log_id, user, kind)
-        if value == "down" and kind != "same" and body.get("trigger_id"):
-            client.views_open(trigger_id=body["trigger_id"], view=reason_view(feedback_id))
+        asks_why = value == "down" and kind != "same" and bool(body.get("trigger_id"))
+        if asks_why:
+            client.views_open(trigger_id=body["trigger_id"], view=reason_view(feedback_id))  # within the trigger's 3 s
+        slack.people.lookup(client, user)  # the review page says who voted
+        if asks_why:
             return
         if kind != "same":
             try:
