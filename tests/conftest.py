@@ -278,7 +278,10 @@ def _cuttable_schema():
     with admin.begin() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     proxy = TcpProxy(url.host or "127.0.0.1", url.port or 5432)
-    yield proxy, url.set(host="127.0.0.1", port=proxy.port).update_query_dict({"options": f"-csearch_path={schema} {TEST_SESSION}"})
+    yield (
+        proxy,
+        url.set(host="127.0.0.1", port=proxy.port).update_query_dict({"options": f"-csearch_path={schema} {TEST_SESSION}"}),
+    )
     proxy.cut()
     with admin.begin() as conn:
         conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
