@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, select
@@ -31,11 +31,11 @@ class HitRecord:
     heading: str
     url: str | None
     score: float  # the chunk's BM25 score
-    bm25_rank: int | None = None
-    dense_rank: int | None = None
-    meaning_rank: int | None = None
-    cosine: float | None = None
-    strength: str = "strong"
+    bm25_rank: int | None = None  # 1-based rank of the chunk by BM25, None when BM25 did not find it
+    dense_rank: int | None = None  # likewise by dense similarity (hybrid mode)
+    meaning_rank: int | None = None  # its page's rank by the sentence encoder among the re-ranked pages
+    cosine: float | None = None  # the sentence encoder's cosine of the chunk with the query (None: no vector yet)
+    strength: str = "strong"  # how strongly it matches: strong, partial or weak (kb.coverage.strength)
 
     def as_dict(self) -> dict:
         return {
@@ -73,42 +73,16 @@ class HitRecord:
 
 
 @dataclass(frozen=True)
-class Hit:
-    chunk_id: int
-    path: str
-    collection: str
-    title: str
-    heading: str
-    url: str | None
-    score: float  # the chunk's BM25 score
-    lines: tuple[Line, ...]
-    bm25_rank: int | None = None  # 1-based rank of the chunk by BM25, None when BM25 did not find it
-    dense_rank: int | None = None  # likewise by dense similarity (hybrid mode)
+class Hit(HitRecord):
+    """A hit as the search returns it: the record, with the chunk's lines and how much of the question it covers."""
+
+    lines: tuple[Line, ...] = ()
     coverage: float = 0.0  # weighted share of the question's words the chunk holds
     missing: tuple[str, ...] = ()  # focus words of the question the chunk lacks
-    strength: str = "strong"  # how strongly it matches: strong, partial or weak (kb.coverage.strength)
-    meaning_rank: int | None = None  # its page's rank by the sentence encoder among the re-ranked pages
-    cosine: float | None = None  # the sentence encoder's cosine of the chunk with the query (None: no vector yet)
 
     @property
     def record(self) -> HitRecord:
-        return HitRecord(
-            self.chunk_id,
-            self.path,
-            self.collection,
-            self.title,
-            self.heading,
-            self.url,
-            self.score,
-            self.bm25_rank,
-            self.dense_rank,
-            self.meaning_rank,
-            self.cosine,
-            self.strength,
-        )
-
-    def as_dict(self) -> dict:
-        return self.record.as_dict()
+        return HitRecord(**{f.name: getattr(self, f.name) for f in fields(HitRecord)})
 
     @property
     def text(self) -> str:

@@ -38,6 +38,11 @@ class SourceFile:
     content: bytes
     content_hash: str
 
+    @classmethod
+    def of(cls, path: str, collection: str, content: bytes) -> SourceFile:
+        """A source with its content hash, by which a sync tells a changed document from an unchanged one."""
+        return cls(path, collection, content, hashlib.sha256(content).hexdigest())
+
 
 class DocsFolderMissing(SupportbotError, FileNotFoundError):
     pass
@@ -117,8 +122,7 @@ def scan(
             except OSError as e:
                 problems.append(DocProblem(rel, f"cannot be read: {e.strerror or e}", "skipped"))
                 continue
-            digest = hashlib.sha256(content).hexdigest()
-            files.append(SourceFile(rel, collection_of(rel), content, digest))
+            files.append(SourceFile.of(rel, collection_of(rel), content))
     return files, problems
 
 

@@ -13,7 +13,14 @@ from kb.hits import Hit
 def ledger_with(*lines: str) -> Ledger:
     ledger = Ledger()
     hit = Hit(
-        7, "help/returns.md", "help", "Returns", "Returns > Window", None, 5.0, tuple(Line(n, t) for n, t in enumerate(lines, 1))
+        7,
+        "help/returns.md",
+        "help",
+        "Returns",
+        "Returns > Window",
+        None,
+        5.0,
+        lines=tuple(Line(n, t) for n, t in enumerate(lines, 1)),
     )
     ledger.add(hit)
     return ledger

@@ -4,8 +4,9 @@ are left out."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import Engine, case, func, select
 
@@ -38,7 +39,7 @@ class Overview:
     last_sync: dict | None = None
     chunks: int = 0
     index_version: int | None = None
-    people: People | None = None
+    people: People = field(default_factory=lambda: People())
 
     def share(self, status: str) -> float | None:
         return self.by_status.get(status, 0) / self.total if self.total else None
@@ -104,7 +105,7 @@ def overview(engine: Engine, days: int = 30, weeks: int = 8) -> Overview:
         recent_not_helpful = [dict(r) for r in unhelpful]
         n_chunks = chunk_count(conn)
         version = index_version(conn)
-        people = _people(conn, now() - timedelta(days=days), first, weeks, span)
+        people, escalated = _people(conn, now() - timedelta(days=days), since)
 
     labels = [(first + timedelta(days=i)).isoformat() for i in range(span)]
     shown = labels[-days:]
@@ -132,6 +133,7 @@ def overview(engine: Engine, days: int = 30, weeks: int = 8) -> Overview:
     result.total = sum(result.by_status.values())
     for w in range(weeks):
         week = labels[len(labels) - (weeks - w) * 7 :][:7]
+        people.per_week.append(sum(escalated[d] for d in week))
         asked_n = sum(sum(counts.get(d, {}).values()) for d in week)
         abstained = sum(counts.get(d, {}).get("abstained", 0) for d in week)
         u = sum(votes.get(d, (0, 0))[0] for d in week)
@@ -142,29 +144,30 @@ def overview(engine: Engine, days: int = 30, weeks: int = 8) -> Overview:
     return result
 
 
-def _people(conn, since, first: date, weeks: int, span: int) -> People:
-    escalated = [
+def _people(conn, window_start: datetime, since: datetime) -> tuple[People, Counter[str]]:
+    """What people did in the window, and the questions handed to a person each day since `since` (for the weeks)."""
+    escalated = Counter(
         _day(d)
         for d in conn.execute(
             select(func.date(questions.c.escalated_at)).where(
-                questions.c.escalated_at.is_not(None), questions.c.escalated_at >= now() - timedelta(days=span)
+                questions.c.escalated_at.is_not(None), questions.c.escalated_at >= since
             )
         ).scalars()
-    ]
-    window = since.date().isoformat()
-    labels = [(first + timedelta(days=i)).isoformat() for i in range(span)]
-    per_week = [sum(1 for d in escalated if d in set(labels[len(labels) - (weeks - w) * 7 :][:7])) for w in range(weeks)]
+    )
     rows = conn.execute(
-        select(handovers.c.state, handovers.c.created_at, handovers.c.first_reply_at).where(handovers.c.created_at >= since)
+        select(handovers.c.state, handovers.c.created_at, handovers.c.first_reply_at).where(
+            handovers.c.created_at >= window_start
+        )
     ).all()
     waits = sorted((r.first_reply_at - r.created_at).total_seconds() for r in rows if r.first_reply_at is not None)
     waiting = conn.execute(select(func.count()).select_from(team_answers).where(team_answers.c.state == "candidate")).scalar()
-    return People(
-        escalations=sum(1 for d in escalated if d >= window),
-        per_week=per_week,
+    window = window_start.date().isoformat()
+    people = People(
+        escalations=sum(n for d, n in escalated.items() if d >= window),
         handovers=len(rows),
         replied=sum(1 for r in rows if r.first_reply_at is not None),
         resolved=sum(1 for r in rows if r.state == "resolved"),
         median_first_reply_s=waits[len(waits) // 2] if waits else None,
         team_answers_waiting=int(waiting or 0),
     )
+    return people, escalated

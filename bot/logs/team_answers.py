@@ -8,7 +8,6 @@ support, 2026-12-01"), and after its review-by date (TEAM_ANSWER_DAYS) it says "
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -165,11 +164,7 @@ def dismiss(engine: Engine, answer_id: int) -> TeamAnswer:
 def published_pages(engine: Engine) -> list[SourceFile]:
     """Every published team answer as a page for the sync to index beside the docs folder's."""
     at = now()
-    out = []
-    for answer in list_answers(engine, "published"):
-        content = answer.page(at).encode()
-        out.append(SourceFile(answer.path, COLLECTION, content, hashlib.sha256(content).hexdigest()))
-    return out
+    return [SourceFile.of(a.path, COLLECTION, a.page(at).encode()) for a in list_answers(engine, "published")]
 
 
 def file_name(answer: TeamAnswer) -> str:

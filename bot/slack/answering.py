@@ -19,7 +19,7 @@ from bot.logs.store import Origin
 from bot.metrics import CLAIMS, SLACK_ERRORS
 from bot.slack.claims import Job, claim, keys_for, mark_answered, note_stream, orphans, reclaim, take_over
 from bot.slack.context import Slack
-from bot.slack.message import SlackMessage, without_mention
+from bot.slack.message import SlackMessage, thread_link, without_mention
 from bot.slack.progress import showing_progress
 from bot.slack.render import answer_messages, plain_message, reason_message
 from bot.slack.streaming import SlackStream
@@ -199,15 +199,6 @@ def readable(slack: Slack, job: Job) -> tuple[str, str | None]:
     if len(job.text) > slack.max_chars:
         return job.text[: slack.max_chars], f"Your message was long, so I read only its first {slack.max_chars:,} characters."
     return job.text, None
-
-
-def thread_link(workspace_url: str | None, channel: str, ts: str, root: str) -> str | None:
-    """A message's permalink, as Slack spells them (https://team.slack.com/archives/C123/p1712345678000100, with
-    ?thread_ts=...&cid=... for a reply), made here rather than by a chat.getPermalink call per question."""
-    if not workspace_url:
-        return None
-    link = f"{workspace_url.rstrip('/')}/archives/{channel}/p{ts.replace('.', '')}"
-    return link + (f"?thread_ts={root}&cid={channel}" if root != ts else "")
 
 
 def ask(slack: Slack, client: WebClient, job: Job, text: str, collections: list[str] | None, **callbacks) -> Answer:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -19,7 +20,7 @@ from bot.logs.team_answers import add_candidate
 from bot.metrics import HANDOVER_FIRST_REPLY
 from bot.slack.claims import claim, mark_answered
 from bot.slack.context import Slack
-from bot.slack.message import SlackMessage
+from bot.slack.message import SlackMessage, thread_link
 from bot.slack.mrkdwn import escape
 from bot.slack.render import context, section
 
@@ -29,17 +30,25 @@ RELAY_CHARS = 3000  # of one relayed message: a section block holds 3,000 charac
 _TOKEN = re.compile(r"<([^<>]*)>")
 
 
+def _as_words(text: str, word: Callable[[str], str], other: Callable[[str, str, str], str]) -> str:
+    """Slack's <...> tokens rewritten: a mention (a person, a group, @here, a channel) by `word` of its name, behind
+    its sign; anything else (a link) by `other(target, label, token)`."""
+
+    def each(m: re.Match) -> str:
+        target, _, label = m.group(1).partition("|")
+        if target.startswith(("@", "!")):
+            return "@" + word(label or target.removeprefix("!subteam^").lstrip("@!"))
+        if target.startswith("#"):
+            return "#" + word(label or target[1:])
+        return other(target, label, m.group(0))
+
+    return _TOKEN.sub(each, text)
+
+
 def plain(text: str) -> str:
     """A person's Slack text as plain words, for keeping as a team answer: links as their addresses (with their
     label), mentions as words, Slack's escaping undone."""
-
-    def word(m: re.Match) -> str:
-        target, _, label = m.group(1).partition("|")
-        if target.startswith(("@", "!", "#")):
-            return ("#" if target.startswith("#") else "@") + (label or target.removeprefix("!subteam^").lstrip("@!#"))
-        return f"{label} ({target})" if label and label != target else target
-
-    text = _TOKEN.sub(word, text)
+    text = _as_words(text, str, lambda target, label, _: f"{label} ({target})" if label and label != target else target)
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
@@ -47,17 +56,11 @@ def quiet(text: str) -> str:
     """A person's Slack text, relayed elsewhere: links stay links, every mention becomes a plain word (@here,
     @channel, a user group, a person), so the relay pings no one."""
 
-    def word(m: re.Match) -> str:
-        inner = m.group(1)
-        target, _, label = inner.partition("|")
-        if target.startswith(("@", "!")):
-            name = label or target.removeprefix("!subteam^").lstrip("@!")
-            return "@" + escape(name)
-        if target.startswith("#"):
-            return "#" + escape(label or target[1:])
-        return m.group(0) if target.startswith(("http://", "https://", "mailto:")) else escape(inner)
+    def link(target: str, label: str, token: str) -> str:
+        kept = target.startswith(("http://", "https://", "mailto:"))
+        return token if kept else escape(token[1:-1])
 
-    return _TOKEN.sub(word, text)
+    return _as_words(text, escape, link)
 
 
 def relayed_text(who: str, role: str, msg: SlackMessage) -> str:
@@ -92,7 +95,8 @@ def _send(
     if not claim(engine, key):
         log.debug("relay of %s in %s: already relayed", msg.ts, msg.channel)
         return
-    text = relayed_text(slack.people.name(client, msg.user), role, msg)
+    name = slack.people.name(client, msg.user)
+    text = relayed_text(name, role, msg)
     try:
         client.chat_postMessage(channel=channel, thread_ts=thread, text=text, blocks=[section(text)], unfurl_links=False)
     except SlackApiError as e:
@@ -104,27 +108,11 @@ def _send(
         waited = first_reply(engine, answered.question_id)
         if waited is not None:
             HANDOVER_FIRST_REPLY.observe(waited)
-        keep_candidate(slack, client, msg, answered)
+        if msg.text.strip():  # what the person answered, for a docs owner to publish (`supportbot answers`)
+            link = thread_link(slack.workspace_url, msg.channel, msg.ts, msg.root)
+            add_candidate(engine, answered.question_id, answered.question, plain(msg.text), (msg.user, name), link)
 
 
-def keep_candidate(slack: Slack, client: WebClient, msg: SlackMessage, handover: Handover) -> None:
-    """What the person answered, kept for a docs owner to publish as a team answer (`supportbot answers`)."""
-    if not msg.text.strip():
-        return
-    try:
-        permalink = client.chat_getPermalink(channel=msg.channel, message_ts=msg.ts).get("permalink")
-    except SlackApiError as e:
-        log.info("chat.getPermalink failed for a team answer in %s: %s", msg.channel, e.response.get("error"))
-        permalink = None
-    name = slack.people.name(client, msg.user)
-    add_candidate(slack.runtime.engine, handover.question_id, handover.question, plain(msg.text), (msg.user, name), permalink)
-
-
-def state_note(state: str, by: str | None = None) -> dict:
-    """The line both sides read about the hand-over's state."""
-    text = {
-        "open": "Waiting for a person from support.",
-        "answered": "A person from support has replied.",
-        "resolved": f"✅ Marked resolved{f' by {escape(by)}' if by else ''}.",
-    }[state]
-    return context([text])
+def resolved_note(by: str | None) -> dict:
+    """The line both threads of a hand-over read when someone marks it resolved."""
+    return context([f"✅ Marked resolved{f' by {escape(by)}' if by else ''}."])

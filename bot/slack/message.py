@@ -15,6 +15,16 @@ def is_dm_channel(channel: str | None, channel_type: str | None = None) -> bool:
     return channel_type == "im" or str(channel or "").startswith("D")
 
 
+def thread_link(workspace_url: str | None, channel: str, ts: str, root: str) -> str | None:
+    """A message's permalink, as Slack spells them (https://team.slack.com/archives/C123/p1712345678000100, with
+    ?thread_ts=...&cid=... for a reply), made here rather than by a chat.getPermalink call
+    (the log's link to each question, the hand-over's to the asker's thread, a team answer's to its reply)."""
+    if not workspace_url:
+        return None
+    link = f"{workspace_url.rstrip('/')}/archives/{channel}/p{ts.replace('.', '')}"
+    return link + (f"?thread_ts={root}&cid={channel}" if root != ts else "")
+
+
 def mention_pattern(bot_user_id: str | None) -> re.Pattern:
     return re.compile(rf"<@{re.escape(bot_user_id)}(\|[^>]*)?>" if bot_user_id else r"(?!x)x")
 

@@ -15,8 +15,8 @@ from bot.logs.handovers import handover_of, open_handover, resolve
 from bot.logs.store import escalate, unescalate
 from bot.metrics import ESCALATIONS
 from bot.slack.context import Slack
-from bot.slack.handover import state_note
-from bot.slack.message import is_dm_channel
+from bot.slack.handover import resolved_note
+from bot.slack.message import is_dm_channel, thread_link
 from bot.slack.render import escalation_message, resolve_blocks, section
 from bot.slack.replies import tell_clicker
 
@@ -62,12 +62,8 @@ def register(app: App, slack: Slack) -> None:
             ESCALATIONS.labels("no_channel").inc()
             log.warning("escalation of %s: no escalation channel is configured", log_id)
             return
-        permalink = None
-        if thread and not private and not is_dm_channel(channel):
-            try:
-                permalink = client.chat_getPermalink(channel=channel, message_ts=thread).get("permalink")
-            except SlackApiError as e:
-                log.warning("chat.getPermalink failed in %s: %s", channel, e.response.get("error"))
+        public_thread = thread and not private and not is_dm_channel(channel)
+        permalink = thread_link(slack.workspace_url, channel, thread, thread) if public_thread else None
         relayed = bool(thread and not private and row["channel"] and row["thread_ts"])
         try:
             posted = client.chat_postMessage(
@@ -114,7 +110,7 @@ def register(app: App, slack: Slack) -> None:
             tell(RESOLVED_ALREADY)
             return
         ESCALATIONS.labels("resolved").inc()
-        note = state_note("resolved", slack.people.name(client, user))  # and the review page learns the name
+        note = resolved_note(slack.people.name(client, user))  # and the review page learns the name
         for where, thread in ((handover.post_channel, handover.post_ts), (handover.asker_channel, handover.asker_thread)):
             try:
                 client.chat_postMessage(channel=where, thread_ts=thread, text=note["elements"][0]["text"], blocks=[note])
