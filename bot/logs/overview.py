@@ -39,7 +39,7 @@ class Overview:
     last_sync: dict | None = None
     chunks: int = 0
     index_version: int | None = None
-    people: People = field(default_factory=lambda: People())
+    people: HandoverFigures = field(default_factory=lambda: HandoverFigures())
 
     def share(self, status: str) -> float | None:
         return self.by_status.get(status, 0) / self.total if self.total else None
@@ -51,7 +51,7 @@ class Overview:
 
 
 @dataclass
-class People:
+class HandoverFigures:
     """What people did with the questions the bot handed them, in the window."""
 
     escalations: int = 0  # questions handed to a person ("Ask a person")
@@ -144,7 +144,7 @@ def overview(engine: Engine, days: int = 30, weeks: int = 8) -> Overview:
     return result
 
 
-def _people(conn, window_start: datetime, since: datetime) -> tuple[People, Counter[str]]:
+def _people(conn, window_start: datetime, since: datetime) -> tuple[HandoverFigures, Counter[str]]:
     """What people did in the window, and the questions handed to a person each day since `since` (for the weeks)."""
     escalated = Counter(
         _day(d)
@@ -162,7 +162,7 @@ def _people(conn, window_start: datetime, since: datetime) -> tuple[People, Coun
     waits = sorted((r.first_reply_at - r.created_at).total_seconds() for r in rows if r.first_reply_at is not None)
     waiting = conn.execute(select(func.count()).select_from(team_answers).where(team_answers.c.state == "candidate")).scalar()
     window = window_start.date().isoformat()
-    people = People(
+    people = HandoverFigures(
         escalations=sum(n for d, n in escalated.items() if d >= window),
         handovers=len(rows),
         replied=sum(1 for r in rows if r.first_reply_at is not None),
