@@ -1,7 +1,8 @@
 """Shared fixtures: a fresh database (SQLite, or PostgreSQL when DATABASE_URL says so) and a docs folder.
 
 The suite runs against whatever DATABASE_URL names: unset or SQLite, each test gets
-its own SQLite file; a PostgreSQL URL gives each test a fresh schema in that database.
+its own SQLite file; a PostgreSQL URL gives each test a fresh schema in that database, or, for a test whose fixtures
+sync the sample docs first, a database of its own copied from one synced once per worker (SYNCED_FIRST).
 Tests run in parallel (pytest-xdist, `-n auto`): each has its own database, ports and fakes, and a test marked
 `stops_postgres` has the machine's PostgreSQL to itself while it stops and starts it.
 """
@@ -63,13 +64,69 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "stops_postgres: stops the machine's PostgreSQL, so runs with no other test using it")
 
 
+# The fixtures that sync the sample docs before their test: their database starts as a copy of one synced once per
+# worker, so their own sync finds every page unchanged instead of parsing and encoding it all again (about half a
+# second a test). The sync, its scan and its checks still run; only the work that gives the same result is shared.
+SYNCED_FIRST = {"bot_env", "runtime", "logged"}
+
+
 @pytest.fixture
 def db_url(tmp_path, request) -> str:
+    synced = not SYNCED_FIRST.isdisjoint(request.fixturenames)
     if not ON_POSTGRES:
-        yield f"sqlite:///{tmp_path / 'test.db'}"
+        path = tmp_path / "test.db"
+        if synced:
+            shutil.copyfile(request.getfixturevalue("_synced_template"), path)
+        yield f"sqlite:///{path}"
         return
+    template = request.getfixturevalue("_synced_template") if synced else None  # made before the lock is taken
     with postgres_in_use(alone=request.node.get_closest_marker("stops_postgres") is not None):
-        yield from postgres_schema()
+        yield from (postgres_database(template) if template else postgres_schema())
+
+
+@pytest.fixture(scope="session")
+def _synced_template(tmp_path_factory):
+    """The sample docs synced (and encoded) into a database of this worker's own: a SQLite file, or a PostgreSQL
+    database that per-test databases are created from (CREATE DATABASE ... TEMPLATE, a copy of its files)."""
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+
+    if not ON_POSTGRES:
+        path = tmp_path_factory.mktemp("synced") / "template.db"
+        Runtime(load_settings(database_url=f"sqlite:///{path}", docs_dir=SAMPLE_DOCS)).sync()
+        yield path
+        return
+    name = f"sbtmpl_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    with postgres_in_use(alone=False):
+        _admin_execute(f'CREATE DATABASE "{name}"')
+        rt = Runtime(load_settings(database_url=_database_url(name), docs_dir=SAMPLE_DOCS))
+        rt.sync()
+        rt.engine.dispose()  # a template has no one connected
+    yield name
+    with postgres_in_use(alone=False):
+        _admin_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _database_url(name: str) -> str:
+    url = make_url(TARGET_URL).set(database=name).update_query_dict({"options": TEST_SESSION})
+    return url.render_as_string(hide_password=False)
+
+
+def _admin_execute(sql: str) -> None:
+    admin = create_engine(TARGET_URL, isolation_level="AUTOCOMMIT", pool_pre_ping=True)
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(sql))
+    finally:
+        admin.dispose()
+
+
+def postgres_database(template: str) -> Iterator[str]:
+    """A database of its own, a copy of the template's, dropped after (connections a test left are ended)."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    _admin_execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY WAL_LOG')
+    yield _database_url(name)
+    _admin_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def postgres_schema() -> Iterator[str]:

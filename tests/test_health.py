@@ -41,7 +41,9 @@ def test_healthz_answers_while_the_process_is_alive(bot):
 
 
 def test_readyz_says_ready_once_the_index_is_loaded(bot, fake_slack):
-    assert ready(bot, fake_slack).strip() == "ready"
+    first = ready(bot, fake_slack).strip()
+    assert first == "ready" or first.startswith("ready; re-ranking vectors"), "ready, the vectors perhaps still loading"
+    fake_slack.wait_for(lambda: get(base(bot) + "/readyz") == (200, "ready\n"))  # then plainly ready
 
 
 def test_metrics_count_a_question_by_status_and_source_and_time_it(bot, fake_slack):
@@ -194,12 +196,12 @@ def metric(bot, name: str, **labels) -> float:
 
 
 def test_an_idle_bot_writes_nothing_while_its_heartbeat_beats(start_bot, bot_env, fake_slack):
-    # A 0.6 s lease beats every 0.2 s: 60 beats are what a default 10 s beat does in 10 minutes.
+    # A 0.6 s lease beats every 0.2 s: 30 beats are what a default 10 s beat does in 5 minutes.
     bot = start_bot(bot_env | {"LOG_LEVEL": "INFO", "SLACK_CLAIM_LEASE_SECONDS": "0.6"})
     ready(bot, fake_slack)
     beats = metric(bot, "supportbot_heartbeats_total")
     lines = bot.log().splitlines()
-    fake_slack.wait_for(lambda: metric(bot, "supportbot_heartbeats_total") >= beats + 60, timeout=60)
+    fake_slack.wait_for(lambda: metric(bot, "supportbot_heartbeats_total") >= beats + 30, timeout=60)
     assert len(bot.log().splitlines()) - len(lines) <= 2, bot.log()
     assert not [line for line in bot.log().splitlines() if "apscheduler" in line or "alembic" in line], bot.log()
 
