@@ -7,7 +7,6 @@ nothing of file formats.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
 
@@ -29,32 +28,12 @@ class Section:
 class Document:
     title: str
     sections: list[Section]
-    url: str | None = None  # from front matter; overrides DOCS_BASE_URL
+    url: str | None = None  # from front matter: a URL, or a path under DOCS_BASE_URL ("/..."); overrides the file's
     warnings: list[str] = field(default_factory=list)
 
 
 class LoadError(Exception):
     """A file that cannot be indexed; the message is the reason shown in the sync report."""
-
-
-def slugify(text: str) -> str:
-    """GitHub-style heading anchor: lower case, punctuation dropped, spaces to hyphens."""
-    text = unicodedata.normalize("NFKC", text).strip().lower()
-    text = re.sub(r"[^\w\- ]", "", text)
-    return re.sub(r"\s", "-", text)
-
-
-class Anchors:
-    """Hands out unique anchors the way static site generators do (foo, foo-1, foo-2)."""
-
-    def __init__(self) -> None:
-        self._seen: dict[str, int] = {}
-
-    def __call__(self, heading: str, preferred: str | None = None) -> str:
-        base = preferred or slugify(heading)
-        n = self._seen.get(base)
-        self._seen[base] = 0 if n is None else n + 1
-        return base if n is None else f"{base}-{n + 1}"
 
 
 def title_from_filename(stem: str) -> str:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
-_KEEP_SUFFIX = {".html", ".htm"}
-_INDEX_STEMS = {"index", "readme", "_index"}
-
+from kb.anchors import site_path
 
 SAFE_SCHEMES = ("http", "https")
 
@@ -28,20 +27,16 @@ def safe_url(url: str | None) -> str | None:
     return quote(url, safe=":/?#[]@!$&'()*+,;=%~-._")
 
 
-def page_url(base_url: str | None, path: str, override: str | None = None) -> str | None:
-    """The page's URL: front matter wins (when it is a safe link), else DOCS_BASE_URL + the path as a site
-    would serve it."""
+def page_url(base_url: str | None, path: str, override: str | None = None, style: str | None = None) -> str | None:
+    """The page's URL: front matter wins (a safe link, or a path under DOCS_BASE_URL), else DOCS_BASE_URL + the
+    path as the site's generator serves it (kb.anchors)."""
     if override:
+        if override.startswith("/") and not override.startswith("//"):
+            return safe_url(f"{base_url.rstrip('/')}{override}") if base_url else None
         return safe_url(override)
     if not base_url:
         return None
-    p = PurePosixPath(path)
-    if p.suffix.lower() not in _KEEP_SUFFIX:
-        p = p.with_suffix("")
-        if p.name.lower() in _INDEX_STEMS:
-            p = p.parent
-    rel = "" if str(p) == "." else quote(str(p))
-    return f"{base_url.rstrip('/')}/{rel}"
+    return f"{base_url.rstrip('/')}/{site_path(path, style)}"
 
 
 def chunk_url(page: str | None, anchor: str) -> str | None:
@@ -103,3 +98,41 @@ def source_url(
         .replace("{anchor}", quote(anchor))
     )
     return safe_url(url)
+
+
+def _no_commit() -> str | None:
+    return None
+
+
+def review_copy_url(review_url: str | None, path: str, lines: tuple[int, int] | None) -> str | None:
+    """The review page's read-only copy of a page as indexed (its /docs/<path>), the passage's lines marked: a
+    link that opens something for docs with no site and no web view."""
+    if not review_url:
+        return None
+    url = f"{review_url.rstrip('/')}/docs/{quote(path)}"
+    if lines:
+        url += f"?lines={lines[0]}-{lines[1]}#L{lines[0]}"
+    return safe_url(url)
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where a reader reads a page (no lines) or a passage of it: the published site (front matter's url, else
+    DOCS_BASE_URL), else the source's web view (a DOCS_SOURCE_URL template or a git forge's) at `commit()`, the
+    commit the index being read was synced from, with the passage's lines; else the review page's copy of the page
+    (REVIEW_URL)."""
+
+    base_url: str | None = None
+    source_url: str | None = None
+    commit: Callable[[], str | None] = _no_commit
+    review_url: str | None = None
+    style: str | None = None  # DOCS_ANCHOR_STYLE: how the site's generator lays out its pages
+
+    def __call__(self, path: str, url: str | None, lines=None, anchor: str = "") -> str | None:
+        page = page_url(self.base_url, path, url, self.style)
+        if page:
+            return chunk_url(page, anchor) if lines is not None else page
+        span = (lines[0][0], lines[-1][0]) if lines else None
+        if self.source_url:
+            return source_url(self.source_url, path, self.commit(), span, anchor)
+        return review_copy_url(self.review_url, path, span)

@@ -39,7 +39,9 @@ def decode(content: bytes) -> tuple[str, str | None]:
         return content.decode("utf-8-sig", errors="replace"), f"bytes that are not UTF-8 replaced (first at offset {e.start})"
 
 
-def prepare(source: SourceFile, tokenizer: Tokenizer, vocabulary: Vocabulary) -> tuple[PreparedDocument | None, list[DocProblem]]:
+def prepare(
+    source: SourceFile, tokenizer: Tokenizer, vocabulary: Vocabulary, anchor_style: str | None = None
+) -> tuple[PreparedDocument | None, list[DocProblem]]:
     problems: list[DocProblem] = []
     suffix = PurePosixPath(source.path).suffix
     loader = loader_for(suffix)
@@ -51,7 +53,7 @@ def prepare(source: SourceFile, tokenizer: Tokenizer, vocabulary: Vocabulary) ->
             problems.append(DocProblem(source.path, repair, "repaired"))
         if not text.strip():
             raise LoadError("empty file")
-        document = loader(text, PurePosixPath(source.path).stem)
+        document = loader(text, source.path, anchor_style)
     except LoadError as e:
         return None, [*problems, DocProblem(source.path, str(e), "skipped")]
     except RecursionError:

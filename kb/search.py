@@ -29,7 +29,7 @@ from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, resolve_emb
 from kb.encoder import RELATED
 from kb.errors import IndexUnavailable
 from kb.hits import Hit, Page, Ranked, read_hits, read_pages
-from kb.links import chunk_url, page_url, source_url
+from kb.links import Links
 from kb.ranking import DEPTH, PAGE_BONUS, rank_pages, rrf, top
 from kb.rerank import ENCODER_POOL, RERANK_PAGES
 from kb.serving import ServingIndex, load_index
@@ -57,6 +57,8 @@ class Searcher:
         *,
         base_url: str | None = None,
         source_url: str | None = None,
+        review_url: str | None = None,
+        style: str | None = None,
         min_score: float = DEFAULT_MIN_SCORE,
         recheck_seconds: float = 2.0,
         tokenizer: Tokenizer = DEFAULT_TOKENIZER,
@@ -68,11 +70,11 @@ class Searcher:
         page_bonus: 0 ranks a page by its best chunk alone.
         encoder: a sentence encoder (kb.encoder) that orders the top pages again by meaning, with the vectors
         kb.encode has stored so far; None: no re-ranking.
-        base_url, source_url: where a page is read (kb.links): a published site, else a template such as a git
-        forge's web view of the file at the commit the served index was synced from."""
+        base_url, source_url, review_url: where a page is read (kb.links): a published site, else a template such
+        as a git forge's web view of the file at the commit the served index was synced from, else the review
+        page's copy. style: DOCS_ANCHOR_STYLE, how the site lays out its pages (kb.anchors)."""
         self.engine = engine
-        self.base_url = base_url
-        self.source_url = source_url
+        self._link = Links(base_url, source_url, self._served_commit, review_url, style)
         self._commit: tuple[int | None, str | None] = (None, None)  # (index version, the commit it was synced from)
         self.min_score = min_score
         self.recheck_seconds = recheck_seconds
@@ -238,20 +240,6 @@ class Searcher:
     def pages(self, paths: Sequence[str]) -> list[Page]:
         """The pages at these paths, in the order given (missing ones left out)."""
         return read_pages(self.engine, paths, self._link)
-
-    def _link(self, path: str, url: str | None, lines=None, anchor: str = "") -> str | None:
-        """Where a reader reads a page (no lines) or a chunk of it: the published site, else the source's web view."""
-        page = page_url(self.base_url, path, url)
-        if page:
-            return chunk_url(page, anchor) if lines is not None else page
-        return self._source(path, lines, anchor)
-
-    def _source(self, path: str, lines=None, anchor: str = "") -> str | None:
-        """The page in its source's web view, at the commit the served index came from, with the chunk's lines."""
-        if not self.source_url:
-            return None
-        span = (lines[0][0], lines[-1][0]) if lines else None
-        return source_url(self.source_url, path, self._served_commit(), span, anchor)
 
     def _served_commit(self) -> str | None:
         version = self.loaded_version

@@ -70,3 +70,22 @@ def largest_pages(conn: Connection, collections: Sequence[str] | None, limit: in
     if collections is not None:
         query = query.where(documents.c.collection.in_(list(collections)))
     return list(conn.execute(query).scalars())
+
+
+def page_lines(conn: Connection, path: str) -> dict[int, str]:
+    """The page's current lines by number, as indexed (empty when the page is gone)."""
+    lines: dict[int, str] = {}
+    rows = conn.execute(
+        select(chunks.c.lines).join(documents, documents.c.id == chunks.c.document_id).where(documents.c.path == path)
+    )
+    for (chunk_lines,) in rows:
+        for number, text in chunk_lines:
+            lines[number] = text
+    return lines
+
+
+def page(conn: Connection, path: str) -> Row | None:
+    """A page's title, collection and front-matter url, or None when the index has no such page."""
+    return conn.execute(
+        select(documents.c.title, documents.c.collection, documents.c.url).where(documents.c.path == path)
+    ).first()

@@ -48,6 +48,7 @@ def sync(
     within: Path | None = None,
     left_out: Sequence[str] = (),
     extra: Sequence[SourceFile] = (),
+    anchor_style: str | None = None,
 ) -> SyncReport:
     """embedder: None indexes for BM25 alone; the default is WordLlama (hybrid search).
     source_commit: the git commit the docs folder was checked out at, recorded with the run.
@@ -55,7 +56,9 @@ def sync(
     left_out: files of docs_dir never written to disk for being over max_file_bytes (a filtered git checkout):
     reported as skipped, and a version indexed before keeps serving, as for any file over the cap.
     extra: pages that are not files of docs_dir (the team's published answers), indexed beside them; a file of
-    docs_dir at one of their paths is skipped and reported."""
+    docs_dir at one of their paths is skipped and reported.
+    anchor_style: DOCS_ANCHOR_STYLE (kb.anchors): how pages' heading anchors are made; a change re-indexes every
+    page."""
     started = time.perf_counter()
     docs_dir = Path(docs_dir)
     files, problems = scan(docs_dir, max_file_bytes, within)  # raises before anything is recorded
@@ -80,7 +83,7 @@ def sync(
     report.run_id = start_run(engine, report, lock_timeout_s)
     try:
         with sync_transaction(engine, lock_timeout_s) as conn:
-            _apply(conn, files, unreadable, report, tokenizer, embedder, progress)
+            _apply(conn, files, unreadable, report, tokenizer, embedder, progress, anchor_style)
             report.problems = _mark_known(conn, report.problems)
             report.status = "ok"
             report.seconds = time.perf_counter() - started
@@ -106,6 +109,7 @@ def _apply(
     tokenizer: Tokenizer,
     embedder: Embedder | None,
     progress: Progress | None,
+    anchor_style: str | None = None,
 ) -> None:
     conn.execute(
         update(sync_runs)
@@ -117,7 +121,7 @@ def _apply(
     for path in sorted(unreadable & existing.keys()):
         seen.add(path)
         report.problems.append(DocProblem(path, "the last good version is still served", "kept previous version"))
-    analyzer = f"{tokenizer.name} loaders-{LOADERS_VERSION}"
+    analyzer = f"{tokenizer.name} loaders-{LOADERS_VERSION}" + (f" anchors-{anchor_style}" if anchor_style else "")
     reindex = conn.execute(select(index_state.c.analyzer).where(index_state.c.id == 1)).scalar() != analyzer
     todo = [f for f in files if reindex or f.path not in existing or existing[f.path].content_hash != f.content_hash]
     report.unchanged = len(files) - len(todo)
@@ -125,7 +129,7 @@ def _apply(
     vocabulary = Vocabulary.load(conn) if todo else Vocabulary()
 
     for done, source in enumerate(todo, 1):
-        prepared, problems = prepare(source, tokenizer, vocabulary)
+        prepared, problems = prepare(source, tokenizer, vocabulary, anchor_style)
         report.problems += problems
         old = existing.get(source.path)
         if prepared is None:

@@ -26,7 +26,7 @@ def _words(source: SourceFile) -> set[str] | None:
     if load is None:
         return None
     try:
-        document = load(decode(source.content)[0], path.stem)
+        document = load(decode(source.content)[0], str(path), None)
     except Exception:  # LoadError, or a parser's own failure: prepare() reports it, the same way
         return None
     text = " ".join(

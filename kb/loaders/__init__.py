@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import PurePosixPath
 
 from kb.documents import Document, Line, Section, title_from_filename
 from kb.loaders.html import load_html
@@ -13,12 +14,16 @@ from kb.loaders.rst import load_rst
 LOADERS_VERSION = 3
 
 
-def load_text(text: str, stem: str) -> Document:
+def load_text(text: str, path: str, style: str | None = None) -> Document:
+    """path: the file's, relative to the docs root (its name is the title of last resort); style: DOCS_ANCHOR_STYLE."""
+    stem = PurePosixPath(path).stem
     lines = [Line(i + 1, s.strip()) for i, s in enumerate(text.splitlines()) if s.strip()]
     return Document(title=title_from_filename(stem), sections=[Section(0, "", "", lines)])
 
 
-LOADERS: dict[str, Callable[[str, str], Document]] = {
+Loader = Callable[[str, str, str | None], Document]  # (text, path, DOCS_ANCHOR_STYLE)
+
+LOADERS: dict[str, Loader] = {
     ".md": load_markdown,
     ".markdown": load_markdown,
     ".mdx": load_markdown,
@@ -30,5 +35,5 @@ LOADERS: dict[str, Callable[[str, str], Document]] = {
 }
 
 
-def loader_for(suffix: str) -> Callable[[str, str], Document] | None:
+def loader_for(suffix: str) -> Loader | None:
     return LOADERS.get(suffix.lower())

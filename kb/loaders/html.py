@@ -6,9 +6,12 @@ page match every query, so they are removed before anything is read.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
-from kb.documents import Anchors, Document, Line, Section, title_from_filename
+from kb.anchors import Anchors
+from kb.documents import Document, Line, Section, title_from_filename
 
 _CHROME = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "iframe", "svg"]
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
@@ -39,7 +42,9 @@ _BLOCKS = _HEADINGS | {
 }
 
 
-def load_html(text: str, stem: str) -> Document:
+def load_html(text: str, path: str, style: str | None = None) -> Document:
+    """path: the file's, relative to the docs root (its name is the title of last resort); style: DOCS_ANCHOR_STYLE."""
+    stem = PurePosixPath(path).stem
     soup = BeautifulSoup(text, "html.parser")
     page_title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup.find_all(_CHROME):
@@ -51,7 +56,7 @@ def load_html(text: str, stem: str) -> Document:
     by_role = soup.find(attrs={"role": "main"})  # type: ignore[call-overload]
     main = soup.find("main") or by_role or soup.find("article") or soup.body or soup
 
-    anchors = Anchors()
+    anchors = Anchors(style)
     sections = [Section(0, "", "")]
     h1 = ""
     terms: list[tuple[int, str]] = []  # <dt> terms waiting for their <dd>: "--soft: Does not touch the index"

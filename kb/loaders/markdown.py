@@ -8,18 +8,22 @@ quotes back to the reader.
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
 import yaml
 from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from kb.documents import Anchors, Document, Line, LoadError, Section, title_from_filename
+from kb.anchors import Anchors, front_matter_path, split_explicit_id
+from kb.documents import Document, Line, LoadError, Section, title_from_filename
 
 _md = MarkdownIt("commonmark", {"html": True}).use(front_matter_plugin).enable("table")
 
 
-def load_markdown(text: str, stem: str) -> Document:
+def load_markdown(text: str, path: str, style: str | None = None) -> Document:
+    """path: the file's, relative to the docs root (its name is the title of last resort); style: DOCS_ANCHOR_STYLE."""
+    stem = PurePosixPath(path).stem
     tokens = _md.parse(text)
     meta: dict = {}
     warnings: list[str] = []
@@ -53,12 +57,13 @@ def load_markdown(text: str, stem: str) -> Document:
     title = str(meta.get("title") or "").strip()
     if not title:
         h1 = next((h for h in headings if h[2] == 1), None)
-        title = h1[3] if h1 else title_from_filename(stem)
+        title = split_explicit_id(h1[3], style)[0] if h1 else title_from_filename(stem)
     url = meta.get("url")
     if url is not None and not isinstance(url, str):
         raise LoadError("front matter 'url' must be a string")
+    url = url or front_matter_path(path, meta, style)
 
-    anchors = Anchors()
+    anchors = Anchors(style)
     sections: list[Section] = []
     first_heading = headings[0][0] if headings else len(lines)
     lead = _description(meta, lines, body_start)
@@ -66,7 +71,8 @@ def load_markdown(text: str, stem: str) -> Document:
         sections.append(Section(0, "", "", lead + _lines(lines, body_start, first_heading, code)))
     for n, (_, end, level, heading) in enumerate(headings):
         stop = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
-        sections.append(Section(level, heading, anchors(heading), _lines(lines, end, stop, code)))
+        heading, explicit = split_explicit_id(heading, style)
+        sections.append(Section(level, heading, anchors(heading, explicit), _lines(lines, end, stop, code)))
     return Document(title=title, sections=sections, url=url, warnings=warnings)
 
 

@@ -6,11 +6,14 @@ is data, and parsing it must not reach outside it.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from docutils import nodes
 from docutils.core import publish_doctree
 from docutils.utils import SystemMessage
 
-from kb.documents import Anchors, Document, Line, LoadError, Section, title_from_filename
+from kb.anchors import Anchors
+from kb.documents import Document, Line, LoadError, Section, title_from_filename
 
 _SETTINGS = {
     "report_level": 5,
@@ -24,7 +27,9 @@ _SETTINGS = {
 _TEXT_NODES = (nodes.paragraph, nodes.literal_block, nodes.term, nodes.rubric, nodes.line)
 
 
-def load_rst(text: str, stem: str) -> Document:
+def load_rst(text: str, path: str, style: str | None = None) -> Document:
+    """path: the file's, relative to the docs root (its name is the title of last resort); style: DOCS_ANCHOR_STYLE."""
+    stem = PurePosixPath(path).stem
     try:
         tree = publish_doctree(text, settings_overrides=_SETTINGS)
     except (SystemMessage, Exception) as e:  # docutils raises many types on malformed input
@@ -35,7 +40,7 @@ def load_rst(text: str, stem: str) -> Document:
     if title_node is not None and title_node.parent is tree:
         doc_title = title_node.astext().strip()
 
-    anchors = Anchors()
+    anchors = Anchors(style)
     top = Section(1 if doc_title else 0, doc_title, anchors(doc_title, (tree.get("ids") or [None])[0]) if doc_title else "")
     sections = [top]
     by_node: dict[int, Section] = {id(tree): top}
