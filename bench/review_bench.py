@@ -18,6 +18,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 from sqlalchemy import insert, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -25,19 +26,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.corpus import bench_database
 from bot.database import open_database
 from bot.logs.models import feedback, questions
+from bot.logs.names import remember_channel
 from bot.review.app import create_app
+from kb.embedding import pack
 
 WORDS = "refund warranty battery shipping express charge case earbuds pairing app firmware reset discount student water".split()
 STATUS = ["answered"] * 7 + ["abstained"] * 2 + ["error"]
 
 
 def write_log(engine, rows: int, days: int = 60, batch: int = 5000) -> None:
+    """Questions with their sentence-encoder vectors (random unit vectors, as many as the encoder gives: 384), so
+    the gaps page groups by meaning as well as by words."""
     rng, now = random.Random(7), datetime.now(UTC)
+    vectors = np.random.default_rng(7)
     for start in range(0, rows, batch):
         n = min(batch, rows - start)
         with engine.begin() as conn:
             first = conn.execute(select(questions.c.id).order_by(questions.c.id.desc()).limit(1)).scalar() or 0
             stamp = [now - timedelta(days=days * (1 - (start + i) / rows)) for i in range(n)]  # oldest first, like ids
+            meaning = [pack(v / np.linalg.norm(v)) for v in vectors.standard_normal((n, 384)).astype(np.float32)]
             conn.execute(
                 insert(questions),
                 [
@@ -57,6 +64,7 @@ def write_log(engine, rows: int, days: int = 60, batch: int = 5000) -> None:
                         "problems": [],
                         "usage": {},
                         "latency_ms": rng.lognormvariate(3, 1),
+                        "vector": meaning[i],
                     }
                     for i in range(n)
                 ],
@@ -89,6 +97,7 @@ def main() -> None:
     engine = open_database(bench_database(args.db, Path(tempfile.mkdtemp(prefix="sb-review-"))))
     t = time.perf_counter()
     write_log(engine, args.rows)
+    remember_channel(engine, "C1", "help-desk")  # pages name channels (and people) from the database, never Slack
     print(f"wrote {args.rows:,} logged questions in {time.perf_counter() - t:.1f} s")
     client = create_app(engine).test_client()
     middle = args.rows // 2

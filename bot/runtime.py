@@ -14,7 +14,8 @@ from bot.agent.types import Answer, Limits
 from bot.database import open_database, retrying
 from bot.logs.store import Origin, record
 from bot.settings import Settings
-from kb.state import chunk_count
+from kb.links import Links
+from kb.state import chunk_count, index_version, synced_commit
 
 if TYPE_CHECKING:  # the heavy parts (the Anthropic SDK, numpy, the embedder) load when first used, not per command
     from bot.agent.answer import Agent
@@ -36,8 +37,6 @@ class Runtime:
 
     def committed_version(self) -> int:
         """The newest index a sync has committed (0: none yet)."""
-        from kb.state import index_version
-
         with self.engine.connect() as conn:
             return index_version(conn)
 
@@ -63,6 +62,17 @@ class Runtime:
         s = self.settings
         return s.docs_source_url or forge_template(s.docs_git_url, s.docs_git_subdir)
 
+    def links(self) -> Links:
+        """Where a reader reads a page, for readers other than search (the review page): at the commit of the
+        newest index."""
+
+        def commit() -> str | None:
+            with self.engine.connect() as conn:
+                return synced_commit(conn, index_version(conn))
+
+        s = self.settings
+        return Links(s.docs_base_url, self.source_url, commit, s.review_url, s.docs_anchor_style)
+
     @cached_property
     def searcher(self) -> Searcher:
         from kb.search import DEFAULT_MIN_SCORE, Searcher
@@ -71,6 +81,8 @@ class Runtime:
             self.engine,
             base_url=self.settings.docs_base_url,
             source_url=self.source_url,
+            review_url=self.settings.review_url,
+            style=self.settings.docs_anchor_style,
             min_score=self.settings.search_min_score if self.settings.search_min_score is not None else DEFAULT_MIN_SCORE,
             embedder=self.embedder,
             encoder=self.encoder,
@@ -143,6 +155,7 @@ class Runtime:
                 within=checkout,
                 left_out=left_out,
                 extra=published_pages(self.engine),
+                anchor_style=self.settings.docs_anchor_style,
             )
         except DocsRootOutside as e:
             from kb.sync_runs import record_failed_run
@@ -201,9 +214,10 @@ class Runtime:
         )
         if result.error:
             log.warning("question failed: %s", result.error)
+        vector = self.question_vector(question)
         try:  # the record is written before the answer is shown: a locked or restarting database delays the answer
             result.log_id = retrying(max(self.settings.db_retry_seconds, LOG_WAIT_S))(
-                record, self.engine, result, origin, self.searcher.loaded_version
+                record, self.engine, result, origin, self.searcher.loaded_version, vector
             )
         except Exception:  # the asker still gets the answer; the operator sees why it was not logged
             log.exception("could not log the answer to %r", question[:80])
@@ -211,6 +225,20 @@ class Runtime:
 
         observe_answer(result, origin.source, origin.channel)
         return result
+
+    def question_vector(self, question: str) -> bytes | None:
+        """The question's meaning, logged with it so the gaps group the same question asked in other words: the
+        re-ranking encoder's vector (about 1 ms), none without one."""
+        encoder = self.searcher.encoder
+        if encoder is None:
+            return None
+        from kb.embedding import pack
+
+        try:
+            return pack(encoder.embed([question])[0])
+        except Exception as e:  # a nicety: never a lost answer
+            log.info("no vector for the log: %s", type(e).__name__)
+            return None
 
     def index_is_empty(self) -> bool:
         with self.engine.connect() as conn:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from datetime import time
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -25,6 +27,7 @@ class Settings(BaseSettings):
     database_url: str = Field("sqlite:///supportbot.db", alias="DATABASE_URL")
     docs_base_url: str | None = Field(None, alias="DOCS_BASE_URL")
     docs_source_url: str | None = Field(None, alias="DOCS_SOURCE_URL")
+    docs_anchor_style: str | None = Field(None, alias="DOCS_ANCHOR_STYLE")  # kb.anchors.STYLES
     docs_git_url: str | None = Field(None, alias="DOCS_GIT_URL")
     docs_git_branch: str = Field("main", alias="DOCS_GIT_BRANCH")
     docs_git_subdir: str = Field("", alias="DOCS_GIT_SUBDIR")
@@ -75,6 +78,11 @@ class Settings(BaseSettings):
     review_eval_file: Path = Field(Path("eval.yaml"), alias="REVIEW_EVAL_FILE")
     log_retention_days: int | None = Field(None, alias="LOG_RETENTION_DAYS", ge=1)
     review_timezone: str = Field("UTC", alias="REVIEW_TIMEZONE")
+    review_url: str | None = Field(None, alias="REVIEW_URL")
+    review_digest_channel: str | None = Field(None, alias="REVIEW_DIGEST_CHANNEL")
+    review_digest_at: Annotated[tuple[int, time], NoDecode] = Field(
+        (0, time(9, 0)), alias="REVIEW_DIGEST_AT"
+    )  # weekday (0: Monday), time
     team_answer_days: int = Field(TEAM_ANSWER_DAYS, alias="TEAM_ANSWER_DAYS", ge=1, le=36_500)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", alias="LOG_LEVEL")
 
@@ -96,6 +104,30 @@ class Settings(BaseSettings):
             raise ValueError("must be a time zone name such as UTC or Europe/Berlin") from None
         return value
 
+    @field_validator("docs_anchor_style")
+    @classmethod
+    def _a_site_generator(cls, value: str | None) -> str | None:
+        """How the site behind DOCS_BASE_URL makes its pages' paths and heading anchors."""
+        from kb.anchors import STYLES
+
+        value = (value or "").strip().lower() or None
+        if value is not None and value not in STYLES:
+            raise ValueError(f"must be one of {', '.join(STYLES)} (the generator of the site at DOCS_BASE_URL)")
+        return value
+
+    @field_validator("review_url")
+    @classmethod
+    def _a_web_address(cls, value: str | None) -> str | None:
+        """Where people open the review page: the digest links there."""
+        if value and not re.match(r"^https?://[^\s/]+", value):
+            raise ValueError("must be the review page's address, such as https://supportbot.example.com")
+        return value or None
+
+    @field_validator("review_digest_at", mode="before")
+    @classmethod
+    def _a_weekday_and_time(cls, value):
+        return parse_at(value) if isinstance(value, str) else value
+
     @field_validator("docs_git_subdir")
     @classmethod
     def _inside_the_repository(cls, value: str) -> str:
@@ -106,6 +138,18 @@ class Settings(BaseSettings):
 
     def __repr__(self) -> str:  # never print a secret, even by accident
         return f"Settings(database_url={self.database_url!r}, docs_dir={str(self.docs_dir)!r})"
+
+
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_AT = re.compile(r"^\s*(mon|tue|wed|thu|fri|sat|sun)[a-z]*\s+([01]?\d|2[0-3]):([0-5]\d)\s*$", re.IGNORECASE)
+
+
+def parse_at(text: str) -> tuple[int, time]:
+    """ "mon 09:00" -> (0, 09:00): a weekday and a time of day."""
+    m = _AT.match(text)
+    if not m:
+        raise ValueError("must be a weekday and a time, such as 'mon 09:00'")
+    return WEEKDAYS.index(m[1][:3].lower()), time(int(m[2]), int(m[3]))
 
 
 class ConfigError(SupportbotError, ValueError):

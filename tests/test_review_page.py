@@ -288,10 +288,10 @@ def test_writing_needs_the_token_and_the_pages_csrf_field(logged):
 
     read_only = create_app(logged.engine).test_client()
     assert "Mark covered" not in read_only.get("/gaps").text
-    assert read_only.post("/gaps/covered", data={"ids": "1"}).status_code == 403
+    assert read_only.post("/gaps/mark", data={"ids": "1", "state": "covered"}).status_code == 403
     client = create_app(logged.engine, token="s3cret-review").test_client()
     auth = {"Authorization": "Bearer s3cret-review"}
-    assert client.post("/gaps/covered", data={"ids": "1", "csrf": "guess"}, headers=auth).status_code == 403
+    assert client.post("/gaps/mark", data={"ids": "1", "state": "covered", "csrf": "guess"}, headers=auth).status_code == 403
     assert client.get("/gaps", headers=auth).text.count("Mark covered") == 2
 
 
@@ -305,7 +305,7 @@ def test_a_gap_marked_covered_leaves_the_list_until_it_is_asked_again(logged):
     page = client.get("/gaps", headers=auth).text
     csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
     ids = re.search(r'name="ids" value="([\d,]+)"', page).group(1)  # the most asked gap: the student discount
-    assert client.post("/gaps/covered", data={"ids": ids, "csrf": csrf}, headers=auth).status_code == 303
+    assert client.post("/gaps/mark", data={"ids": ids, "state": "covered", "csrf": csrf}, headers=auth).status_code == 303
     assert "student" not in client.get("/gaps", headers=auth).text.lower()
     logged.ask("Is there a discount for students?", answerer="local")
     assert "Is there a discount for students?" in client.get("/gaps", headers=auth).text
@@ -459,3 +459,114 @@ def test_times_are_shown_in_the_review_time_zone_it_names_and_a_dm_is_said_to_be
 def test_a_review_time_zone_that_does_not_exist_is_one_line_at_start(db_url):
     result = run_cli("review", "--db", db_url, env={"REVIEW_TIMEZONE": "Mars/Olympus"})
     assert result.returncode != 0 and "REVIEW_TIMEZONE" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_overview_counts_answers_from_the_fallback_apart_from_errors(fake_anthropic, db_url, docs):
+    from bot.review.app import create_app
+    from tests.conftest import settings_for_claude
+    from tests.fakes.anthropic import error
+
+    down = error(529, "overloaded_error", "Overloaded")
+    fake_anthropic.then(down, down)
+    with_fallback = Runtime(settings_for_claude(fake_anthropic, db_url, docs))
+    with_fallback.sync()
+    without = Runtime(settings_for_claude(fake_anthropic, db_url, docs, answer_fallback="none"))
+    origin = Origin("slack", channel="C_HELP", user_id="U1")
+    assert with_fallback.ask("How much is express delivery?", origin=origin).status == "answered"
+    assert without.ask("How much is express delivery?", origin=origin).status == "error"
+    page = create_app(with_fallback.engine).test_client().get("/").text
+    assert "model errors, no answer (1 of 2)" in page
+    assert "the model failed, answered from the docs' lines (1 of 2)" in page
+
+
+def test_a_gap_shows_why_its_answer_was_not_helpful(logged):
+    from bot.logs.store import record_reason
+    from bot.review.app import create_app
+
+    [swimming] = [g for g in gaps_of(logged) if "swimming" in g.latest["question"]]
+    vote, _ = record_feedback(logged.engine, swimming.latest["id"], "down", "U3")
+    assert record_reason(logged.engine, vote, "U3", "Wrong: water damage is NOT covered")
+    page = create_app(logged.engine).test_client().get("/gaps").text
+    assert "“Wrong: water damage is NOT covered”" in page
+
+
+def test_a_gap_gets_an_owner_and_wont_document_needs_a_note_then_leaves_the_list(logged):
+    import re
+
+    from bot.review.app import create_app
+
+    client = create_app(logged.engine, token="s3cret-review").test_client()
+    auth = {"Authorization": "Bearer s3cret-review"}
+    page = client.get("/gaps", headers=auth).text
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+    ids = re.search(r'name="ids" value="([\d,]+)"', page).group(1)  # the student discount
+    form = {"ids": ids, "csrf": csrf}
+    assert client.post("/gaps/mark", data=form | {"state": "open", "owner": "Dana"}, headers=auth).status_code == 303
+    [discount] = [g for g in gaps_of(logged) if "student" in g.latest["question"]]
+    assert discount.owner == "Dana", "an owner keeps the gap open"
+    refused = client.post("/gaps/mark", data=form | {"state": "wont_document"}, headers=auth)
+    assert refused.status_code == 422 and "Say why" in refused.text
+    assert [g for g in gaps_of(logged) if "student" in g.latest["question"]], "nothing changed"
+    note = "We don't offer student discounts; sales answers this."
+    assert client.post("/gaps/mark", data=form | {"state": "wont_document", "note": note}, headers=auth).status_code == 303
+    assert not [g for g in gaps_of(logged) if "student" in g.latest["question"]]
+    [decided] = gaps_of(logged, state="wont_document")
+    assert decided.note == note and decided.owner == "Dana" and decided.count == 2
+    assert "sales answers this" in client.get("/gaps?state=wont_document&since=all", headers=auth).text
+
+
+def gaps_of(rt, state="open"):
+    from bot.logs.gaps import gaps
+
+    return gaps(rt.engine, state=state)
+
+
+def test_without_a_site_a_source_opens_the_review_pages_copy_with_its_lines_marked(db_url, docs):
+    from bot.review.app import create_app
+
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs, review_url="https://review.example.com/"))
+    rt.sync()
+    answer = rt.ask("how long is the warranty on pods pro", answerer="local")
+    [warranty] = [s for s in answer.sources if s.path == "help/warranty.md"]
+    assert warranty.url.startswith("https://review.example.com/docs/help/warranty.md?lines=")
+    first = int(warranty.url.split("#L")[1])
+    page = create_app(rt.engine).test_client().get(warranty.url.removeprefix("https://review.example.com")).text
+    assert f'<div id="L{first}"><mark><span class="muted">{first}:</span>' in page
+    assert "Limited warranty" in page and page.count("<mark>") >= 1
+    assert create_app(rt.engine).test_client().get("/docs/help/no-such-page.md").status_code == 404
+
+
+def test_the_same_question_in_other_words_is_one_gap_and_a_different_one_stays_apart(db_url, docs):
+    from bot.agent.types import Answer
+    from bot.logs.gaps import gaps
+    from bot.logs.store import record
+
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    rt.sync()
+    asked = [
+        "accidentally deleted a branch, can i get it back??",
+        "recover a branch i removed by mistake",
+        "how many vacation days do I get",
+    ]
+    for q in asked:
+        record(
+            rt.engine,
+            Answer(q, "abstained", "I couldn't find this in the docs.", "local"),
+            Origin("slack"),
+            vector=rt.question_vector(q),
+        )
+    by_size = sorted(([q["question"] for q in g.questions] for g in gaps(rt.engine)), key=len)
+    assert by_size == [[asked[2]], [asked[1], asked[0]]], "no word in common, the same meaning"
+
+
+def test_an_answered_question_keeps_its_meaning_in_the_log(db_url, docs):
+    from sqlalchemy import select
+
+    from bot.logs.models import questions
+
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    rt.sync()
+    a = rt.ask("How much is express delivery?", answerer="local")
+    with rt.engine.connect() as conn:
+        vector = conn.execute(select(questions.c.vector).where(questions.c.id == a.log_id)).scalar()
+    assert vector is not None and len(vector) == 4 + 384, "int8 codes of the encoder's 384 dimensions after their scale"

@@ -59,6 +59,22 @@ def test_the_log_keeps_each_channel_questions_link_to_its_thread_and_none_for_a_
     assert "?thread_ts=" in links[follow["ts"]] and links[dm["ts"]] is None
 
 
+def test_the_review_page_names_the_channel_as_slack_does_and_a_dm_as_a_dm(fake_slack, bot_env, bot):
+    from bot.review.app import create_app
+
+    fake_slack.channel_names = {"C_GENERAL": "help-desk"}
+    first = mention(fake_slack, bot, "How much is express delivery?")
+    answers(fake_slack, first)
+    engine = create_engine(bot_env["DATABASE_URL"])
+    with engine.connect() as conn:
+        [qid] = conn.execute(select(questions.c.id).where(questions.c.message_ts == first["ts"])).scalars()
+    page = create_app(engine).test_client().get(f"/questions/{qid}").text
+    listing = create_app(engine).test_client().get("/questions").text
+    engine.dispose()
+    assert '<span title="C_GENERAL">#help-desk</span>' in page
+    assert 'title="C_GENERAL">#help-desk</td>' in listing
+
+
 def test_the_loading_status_names_each_search_while_it_runs(fake_slack, bot):
     msg = mention(fake_slack, bot, "How much is express <delivery>?")
     answers(fake_slack, msg)

@@ -1,5 +1,7 @@
 """Slack messages are built by pure functions within Slack's limits, escaping everything that is data."""
 
+import json
+
 from bot.agent.types import Answer, Source
 from bot.slack.render import answer_messages, escape, source_link, split_text
 from tests.fakes.slack import validate_blocks
@@ -23,6 +25,15 @@ def test_sources_are_numbered_links_or_paths():
         == "<https://h.example/r#w|[2] Refunds &gt; Window / x>"
     )
     assert source_link(Source(1, "Refunds", "help/r.md", None, "help")) == "[1] Refunds (help/r.md)"
+
+
+def test_a_source_without_a_link_names_its_path_and_the_cited_lines():
+    cited = [{"n": 1, "chunk_id": 3, "lines": [[9, "a"], [10, "b"]]}, {"n": 1, "chunk_id": 3, "lines": [[12, "c"]]}]
+    cited += [{"n": 2, "chunk_id": 4, "lines": [[4, "d"]]}]
+    sources = [Source(1, "Refunds", "help/r.md", None, "help"), Source(2, "Warranty", "help/w.md", None, "help")]
+    [message] = answer_messages(answered("Thirty days [1]. One year [2].", sources, cited=cited))
+    rendered = json.dumps(message, ensure_ascii=False)
+    assert "[1] Refunds (help/r.md, lines 9–12)" in rendered and "[2] Warranty (help/w.md, line 4)" in rendered
 
 
 def test_a_long_answer_is_split_within_section_and_block_limits():

@@ -8,7 +8,7 @@ from bot.cli.answers import answers_group
 from bot.cli.asking import ask_cmd, eval_cmd
 from bot.cli.database import db_group
 from bot.cli.index import encode_cmd, search_cmd, sync_cmd
-from bot.cli.logs import gaps_cmd, logs_group
+from bot.cli.logs import digest_cmd, gaps_cmd, logs_group
 from bot.cli.serving import review_cmd, serve_cmd
 
 
@@ -26,6 +26,7 @@ for command in (
     serve_cmd,
     logs_group,
     gaps_cmd,
+    digest_cmd,
     review_cmd,
     answers_group,
     db_group,

@@ -10,6 +10,7 @@ import click
 
 from bot.agent.types import STATUSES
 from bot.cli.options import clear_errors, db_option, json_option, runtime_for
+from bot.logs.gaps import GAP_STATES
 from bot.logs.store import ASKED_FROM
 
 if TYPE_CHECKING:
@@ -144,9 +145,16 @@ def logs_prune(ctx, older_than: str, db: str | None) -> None:
 @click.command("gaps")
 @click.option("--since", metavar="AGE", help="e.g. 30d")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000), help="Show at most this many gaps.")
+@click.option(
+    "--state",
+    type=click.Choice(GAP_STATES),
+    default="open",
+    show_default=True,
+    help="Open gaps, or those a docs owner marked covered or won't document (on the review page).",
+)
 @db_option
 @json_option
-def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> None:
+def gaps_cmd(since: str | None, limit: int, state: str, db: str | None, as_json: bool) -> None:
     """What the docs don't answer yet: unanswered or 'not helpful' questions, grouped, most asked first."""
     from bot.logs.gaps import gaps
     from bot.logs.team_answers import due_answers
@@ -154,7 +162,7 @@ def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> No
     checked_age(since, "--since")
     with clear_errors():
         engine = runtime_for(db, reads_only=True).engine
-        groups = gaps(engine, since)[:limit]
+        groups = gaps(engine, since, state=state)[:limit]
         due = due_answers(engine)
     if as_json:
         click.echo(
@@ -171,6 +179,9 @@ def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> No
                         "questions": [q["question"] for q in g.questions],
                         "question_ids": g.ids,
                         "closest_pages": g.closest_pages(),
+                        "not_helpful_reasons": g.feedback,
+                        "owner": g.owner,
+                        "note": g.note,
                     }
                     for g in groups
                 ],
@@ -195,3 +206,37 @@ def gaps_cmd(since: str | None, limit: int, db: str | None, as_json: bool) -> No
             click.echo(f"        also: {o}")
         if g.closest_pages():
             click.echo(f"        closest pages: {', '.join(g.closest_pages())}")
+        for reason in g.feedback[:3]:
+            click.echo(f"        not helpful: {' '.join(reason.split())[:100]}")
+        if g.owner or g.note:
+            click.echo(f"        {'; '.join(filter(None, (g.owner and f'owner: {g.owner}', g.note and f'note: {g.note}')))}")
+
+
+@click.command("digest")
+@click.option("--since", metavar="AGE", default="7d", show_default=True, help="The span the digest covers, e.g. 7d, 14d.")
+@click.option("--post", is_flag=True, help="Post it to REVIEW_DIGEST_CHANNEL with the bot's token instead of printing it.")
+@db_option
+def digest_cmd(since: str, post: bool, db: str | None) -> None:
+    """The docs owner's week: questions with answered and helpful rates, top gaps, new stale answers and what was
+    marked not helpful, each linked to the review page (REVIEW_URL). `serve` posts it weekly when
+    REVIEW_DIGEST_CHANNEL is set."""
+    from bot.logs.report import parse_age
+
+    checked_age(since, "--since")
+    days = max(1, round(parse_age(since).total_seconds() / 86400))
+    with clear_errors():
+        rt = runtime_for(db, reads_only=True)
+        s = rt.settings
+        if not post:
+            from bot.logs.digest import digest
+            from bot.slack.digest import PLAIN, write
+
+            click.echo(write(digest(rt.engine, days), s.review_url, PLAIN, s.review_timezone))
+            return
+        if not s.review_digest_channel or not s.slack_bot_token:
+            raise click.ClickException("--post needs REVIEW_DIGEST_CHANNEL (where to post) and SLACK_BOT_TOKEN (the bot's token)")
+        from bot.slack.digest import post as post_digest
+        from bot.slack.startup import web_client
+
+        post_digest(rt.engine, web_client(s), s.review_digest_channel, s.review_url, s.review_timezone, days)
+        click.echo(f"Posted the digest to {s.review_digest_channel}.", err=True)

@@ -79,14 +79,19 @@ def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | Non
 def review_cmd(port: int, host: str, db: str | None) -> None:
     """Serve the read-only review page: questions, traces, gaps and syncs."""
     from bot.ports import check_port
-    from bot.review.app import check_binding, serve
+    from bot.review.app import check_binding, create_app, serve
 
     with clear_errors():
         rt = runtime_for(db, reads_only=True)
-        token = rt.settings.review_token.get_secret_value() if rt.settings.review_token else None
+        s = rt.settings
+        token = s.review_token.get_secret_value() if s.review_token else None
         check_binding(host, token)
         check_port(host, port)
+        slack = None
+        if s.slack_bot_token:  # with the bot's token, the page can tell a stale answer's asker in their thread
+            from bot.slack.startup import web_client
+
+            slack = web_client(s)
+        app = create_app(rt.engine, token, s.review_eval_file, s.team_answer_days, s.review_timezone, slack, rt.links())
         click.echo(f"Review page on http://{host}:{port}/", err=True)
-        serve(
-            rt.engine, host, port, token, rt.settings.review_eval_file, rt.settings.team_answer_days, rt.settings.review_timezone
-        )
+        serve(app, host, port, token)

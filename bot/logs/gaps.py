@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import Engine, exists, func, insert, or_, select
+from sqlalchemy import Engine, func, insert, or_, select, update
 
-from bot.logs.models import covered, questions
+from bot.logs.models import covered, feedback, questions
 from bot.logs.report import feedback_summary, parse_age
 from kb.tokens import content_words, page_words
 
@@ -20,6 +21,15 @@ class Gap:
     pages: dict[str, int] = field(default_factory=dict)  # closest page path -> how often it came up
     page_words: dict[str, set[str]] = field(default_factory=dict)  # a closest page's content words (title and path)
     cited: set[str] = field(default_factory=set)  # pages an unhelpful answer cited
+    feedback: list[str] = field(default_factory=list)  # what people wrote when they marked an answer not helpful
+    owner: str | None = None  # who will write it (the newest a docs owner named)
+    note: str | None = None  # why it won't be documented, or what covers it
+
+    def take(self, row: dict) -> None:
+        """A question joins the gap; the newest owner and note named stay."""
+        self.questions.append(row)
+        self.owner = self.owner or row.get("owner")
+        self.note = self.note or row.get("note")
 
     @property
     def count(self) -> int:
@@ -65,21 +75,83 @@ class Gap:
 
 def _similar(a: set[str], b: set[str]) -> bool:
     """The same question in other words: most of the smaller one's words are shared, and a fair part of the larger
-    one's (a question holding every topic's words is not the same question as each of them)."""
-    if not a or not b:
-        return False
-    shared = len(a & b)
-    small, large = min(len(a), len(b)), max(len(a), len(b))
-    return (shared >= 2 and shared / small >= 0.5 and shared / large >= 0.25) or (shared == 1 and large <= 2)
+    one's (a question holding every topic's words is not the same question as each of them). Written once, in
+    _Words.first_alike."""
+    index = _Words()
+    index.add(0, b)
+    return index.first_alike(a) == 0
+
+
+# Two questions whose sentence-encoder vectors are at least this close ask the same thing, whatever their words.
+# bench/gap_grouping.py, 37 pairs of paraphrases and 3,528 pairs of different questions on three real sets: words
+# alone group 2 pairs and merge 24; words or cosine >= 0.6 group 15 and merge 31 (0.55: 24 and 43; 0.65: 12 and 27).
+SAME_QUESTION = 0.6
+
+
+class _Meaning:
+    """The questions' vectors and each group's first one, compared a block of questions at a time: one matrix
+    product per block instead of one per question, so 5,000 questions group in a fraction of a second."""
+
+    BLOCK = 256
+
+    def __init__(self, vectors, has) -> None:
+        import numpy as np
+
+        self.np = np
+        self.vectors, self.has = vectors, has
+        self.leaders = np.zeros_like(vectors)  # the first vector of each group that has one, in order
+        self.group_of: list[int] = []  # the group each leader leads
+        self._block: tuple[int, Any, int] = (
+            -1,
+            None,
+            0,
+        )  # (block start, its similarities to the leaders before it, how many there were)
+
+    @classmethod
+    def of(cls, packed: list[bytes | None]) -> _Meaning | None:
+        """None when no question has a vector (no encoder, or a log from before vectors were kept)."""
+        if not any(packed):
+            return None
+        import numpy as np
+
+        from kb.embedding import unpack_many
+
+        dims = {len(b) - 4 for b in packed if b}
+        if len(dims) != 1:  # vectors of two encoders: not comparable
+            return None
+        return cls(unpack_many(packed, dims.pop()), np.array([b is not None for b in packed]))
+
+    def same_as(self, i: int) -> int | None:
+        """The group whose first question means what question i means, if any."""
+        if not self.has[i]:
+            return None
+        start = i - i % self.BLOCK
+        if self._block[0] != start:  # leaders before this block, against the whole block at once
+            known = len(self.group_of)
+            self._block = (start, self.vectors[start : start + self.BLOCK] @ self.leaders[:known].T, known)
+        _, before, known = self._block
+        sims = self.np.concatenate([before[i - start], self.leaders[known : len(self.group_of)] @ self.vectors[i]])
+        if not len(sims):
+            return None
+        best = int(self.np.argmax(sims))
+        return self.group_of[best] if sims[best] >= SAME_QUESTION else None
+
+    def lead(self, i: int, group: int) -> None:
+        if self.has[i]:
+            self.leaders[len(self.group_of)] = self.vectors[i]
+            self.group_of.append(group)
 
 
 GAPS_WINDOW = 5000  # the newest unanswered questions grouped: what the docs should say next, read in well under a second
+GAP_STATES = ("open", "covered", "wont_document")  # open gaps (an owner or not); what a docs owner closed, and how
 
 
-def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW) -> list[Gap]:
-    """Unanswered or 'not helpful' questions (the newest `window` of them), grouped when they ask the same
-    thing. Each question is compared only with the groups that share a word with it (an inverted index)."""
+def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW, state: str = "open") -> list[Gap]:
+    """Unanswered, 'not helpful' or escalated questions (the newest `window` of them) in this state, grouped when they
+    ask the same thing. Each question is compared only with the groups that share a word with it (an inverted
+    index)."""
     fb = feedback_summary()
+    in_state = covered.c.state.is_(None) | (covered.c.state == "open") if state == "open" else covered.c.state == state
     q = (
         select(
             questions.c.id,
@@ -91,12 +163,16 @@ def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW) ->
             questions.c.channel,
             questions.c.escalated_at,
             func.coalesce(fb.c.downs, 0).label("downs"),
+            covered.c.owner,
+            covered.c.note,
+            questions.c.vector,
         )
         .outerjoin(fb, fb.c.question_id == questions.c.id)
+        .outerjoin(covered, covered.c.question_id == questions.c.id)
         .where(
             or_(questions.c.status.in_(("abstained", "budget_exhausted")), fb.c.downs > 0, questions.c.escalated_at.is_not(None)),
             questions.c.source != "eval",
-            ~exists().where(covered.c.question_id == questions.c.id),
+            in_state,
         )
         .order_by(questions.c.created_at.desc(), questions.c.id.desc())
         .limit(window)
@@ -104,41 +180,124 @@ def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW) ->
     if since:
         q = q.where(questions.c.created_at >= datetime.now(UTC) - parse_age(since))
     groups: list[Gap] = []
-    holding: dict[str, list[int]] = {}  # word -> the groups whose words hold it, oldest first
+    index = _Words()
     with engine.connect() as conn:
-        for row in conn.execute(q).mappings():
-            words = content_words(row["question"])
-            candidates = sorted({g for w in words for g in holding.get(w, ())})
-            found = next((g for g in candidates if _similar(words, groups[g].words)), None)
-            if found is None:
-                found = len(groups)
-                groups.append(Gap())
-            group = groups[found]
-            group.questions.append(dict(row))
-            for w in words - group.words:
-                holding.setdefault(w, []).append(found)
-            group.words |= words
-            for page in row["sources"] or []:  # what an unhelpful answer cited: related by definition
-                group.pages[page["path"]] = group.pages.get(page["path"], 0) + 1
-                group.cited.add(page["path"])
-            for page in row["closest"] or []:  # what an abstention came closest with: related only if it shares a word
-                path = page["path"]
-                group.pages[path] = group.pages.get(path, 0) + 1
-                if path not in group.page_words:
-                    group.page_words[path] = page_words(page.get("title", ""), path)
+        result = conn.execute(q)
+        keys = list(result.keys())
+        rows = [dict(zip(keys, r, strict=True)) for r in result]  # plain rows: 5,000 mappings cost a fifth of the time
+        reasons = _reasons(conn, [r["id"] for r in rows if r["downs"]])
+    meaning = _Meaning.of([r.pop("vector") for r in rows])
+    for i, row in enumerate(rows):
+        words = content_words(row["question"])
+        found = index.first_alike(words)
+        if found is None and meaning is not None:
+            found = meaning.same_as(i)
+        if found is None:
+            found = len(groups)
+            groups.append(Gap())
+            if meaning is not None:
+                meaning.lead(i, found)
+        group = groups[found]
+        group.take(row)
+        group.feedback += reasons.get(row["id"], [])
+        index.add(found, words)
+        group.words |= words
+        for page in row["sources"] or []:  # what an unhelpful answer cited: related by definition
+            group.pages[page["path"]] = group.pages.get(page["path"], 0) + 1
+            group.cited.add(page["path"])
+        for page in row["closest"] or []:  # what an abstention came closest with: related only if it shares a word
+            path = page["path"]
+            group.pages[path] = group.pages.get(path, 0) + 1
+            if path not in group.page_words:
+                group.page_words[path] = page_words(page.get("title", ""), path)
     return sorted(groups, key=lambda g: (-g.count, -g.latest["id"]))
 
 
-def mark_covered(engine: Engine, question_ids: list[int]) -> int:
-    """Mark a gap's questions as covered by the docs now: they leave the gaps list; the same question asked
-    after this is a new gap."""
+class _Words:
+    """Which groups hold which words, as bitsets (bit g: group g), so the groups a question is like are found with
+    a few integer operations instead of a walk over every group that shares a word with it."""
+
+    def __init__(self) -> None:
+        self.bits: dict[str, int] = {}  # word -> the groups holding it
+        self.sizes: list[int] = []  # group -> how many words it holds
+        self.small: dict[int, int] = {}  # limit -> the groups holding at most that many words (sizes only grow)
+
+    def add(self, group: int, words: set[str]) -> None:
+        """The group (a new one is the next number) now holds these words too."""
+        if group == len(self.sizes):
+            self.sizes.append(0)
+            for mask_limit in self.small:
+                self.small[mask_limit] |= 1 << group
+        for w in words:
+            if not (self.bits.get(w, 0) >> group) & 1:
+                self.bits[w] = self.bits.get(w, 0) | (1 << group)
+                self.sizes[group] += 1
+        for mask_limit, mask in self.small.items():
+            if self.sizes[group] > mask_limit and (mask >> group) & 1:
+                self.small[mask_limit] = mask & ~(1 << group)
+
+    def _at_most(self, limit: int) -> int:
+        if limit not in self.small:
+            self.small[limit] = sum(1 << g for g, size in enumerate(self.sizes) if size <= limit)
+        return self.small[limit]
+
+    def first_alike(self, words: set[str]) -> int | None:
+        """The oldest group these words are like (_similar): k shared words are at least half the smaller's words
+        and a quarter of the larger's, or the one word of two that small. Sharing at most all n of the question's
+        words, a group of more than 4n (of 2, for one word) is never alike; nor, for n >= 3, one sharing one word."""
+        held = [self.bits[w] for w in words if w in self.bits]
+        n = len(words)
+        if not held:
+            return None
+        limit = 4 * n if n >= 2 else 2
+        if n >= 3:
+            candidates = 0
+            for i, a in enumerate(held):
+                for b in held[i + 1 :]:
+                    candidates |= a & b
+        else:
+            candidates = 0
+            for a in held:
+                candidates |= a
+        candidates &= self._at_most(limit)
+        while candidates:
+            low = candidates & -candidates
+            g = low.bit_length() - 1
+            candidates ^= low
+            k, size = sum((b >> g) & 1 for b in held), self.sizes[g]
+            large = size if size > n else n
+            if (k >= 2 and 2 * k >= (n if size > n else size) and 4 * k >= large) or (k == 1 and large <= 2):
+                return g
+        return None
+
+
+def _reasons(conn, question_ids: list[int]) -> dict[int, list[str]]:
+    """What people wrote when they marked these answers not helpful, oldest first."""
+    out: dict[int, list[str]] = {}
+    for start in range(0, len(question_ids), 500):  # bounded IN lists
+        for qid, reason in conn.execute(
+            select(feedback.c.question_id, feedback.c.reason)
+            .where(feedback.c.question_id.in_(question_ids[start : start + 500]), feedback.c.value == "down")
+            .where(feedback.c.reason.is_not(None), feedback.c.reason != "")
+            .order_by(feedback.c.id)
+        ):
+            out.setdefault(qid, []).append(reason)
+    return out
+
+
+def mark_gap(engine: Engine, question_ids: list[int], state: str, note: str | None = None, owner: str | None = None) -> int:
+    """A docs owner's decision about a gap's questions: covered or won't document (with a note) takes them off the
+    gaps list, and the same question asked after this is a new gap; open keeps them there, with an owner. A note or
+    owner not given keeps the one set before. Returns how many logged questions it marked."""
+    if state not in GAP_STATES:
+        raise ValueError(f"a gap is {', '.join(GAP_STATES)}, not {state!r}")
     with engine.execution_options(sqlite_begin="IMMEDIATE").begin() as conn:  # reads, then writes: lock up front
-        fresh = conn.execute(  # logged questions among these, not marked yet
-            select(questions.c.id).where(
-                questions.c.id.in_(question_ids), ~exists().where(covered.c.question_id == questions.c.id)
-            )
-        ).scalars()
-        rows = [{"question_id": i, "marked_at": datetime.now(UTC)} for i in fresh]
-        if rows:
-            conn.execute(insert(covered), rows)
-    return len(rows)
+        logged = set(conn.execute(select(questions.c.id).where(questions.c.id.in_(question_ids))).scalars())
+        marked = set(conn.execute(select(covered.c.question_id).where(covered.c.question_id.in_(logged))).scalars())
+        values = {"state": state, "marked_at": datetime.now(UTC)}
+        values |= {k: v for k, v in (("note", note), ("owner", owner)) if v is not None}
+        if marked:
+            conn.execute(update(covered).where(covered.c.question_id.in_(marked)).values(**values))
+        if logged - marked:
+            conn.execute(insert(covered), [{"question_id": i, **values} for i in sorted(logged - marked)])
+    return len(logged)

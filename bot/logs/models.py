@@ -10,6 +10,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     PrimaryKeyConstraint,
     String,
     Table,
@@ -30,10 +31,8 @@ questions = Table(
     Column("user_id", String(64)),
     Column("thread_ts", String(32)),
     Column("message_ts", String(32)),  # the question's own message: equal to thread_ts when it started the thread
-    Column("visibility", String(16)),
-    Column(
-        "permalink", Text
-    ),  # the question in its Slack thread (a channel's; a DM's no one else could open)  # "public" (a public channel) or "private" (DM, private channel, /ask); None: not Slack
+    Column("visibility", String(16)),  # "public" (a public channel) or "private" (DM, private channel, /ask); None: not Slack
+    Column("permalink", Text),  # the question in its Slack thread (a channel's; a DM's no one else could open)
     Column("question", Text, nullable=False),
     Column("answerer", String(16), nullable=False),
     Column("model", String(128)),
@@ -50,6 +49,9 @@ questions = Table(
     Column("index_version", Integer),
     Column("stale_at", DateTime(timezone=True)),  # when a sync changed or removed a line this answer cited
     Column("stale", JSON),  # [{"path", "line", "old", "new"}]: the cited lines that changed (new: None if gone)
+    Column("told_at", DateTime(timezone=True)),  # when a docs owner told the asker, in the answer's thread, of the change
+    Column("told_by", String(128)),  # that owner's name, as they gave it
+    Column("vector", LargeBinary),  # the question's sentence-encoder vector (kb.embedding.pack): gaps group by meaning
     Column("escalated_at", DateTime(timezone=True)),  # when someone clicked "Ask a person" (once)
     Column("escalated_by", String(64)),  # the Slack user who clicked
     Index("ix_log_questions_created_at", "created_at"),
@@ -93,11 +95,16 @@ cited_pages = Table(  # which pages each answer cited: a sync looks up the answe
     Index("ix_log_cited_pages_path", "path"),
 )
 
-covered = Table(  # gap questions a docs owner marked as covered: hidden from the gaps until asked again
+covered = Table(  # what a docs owner decided about a gap's questions (the table kept its first state's name)
     "log_covered",
     metadata,
     Column("question_id", Integer, ForeignKey("log_questions.id", ondelete="CASCADE"), primary_key=True),
     Column("marked_at", DateTime(timezone=True), nullable=False),
+    # covered (the docs answer it now) or wont_document (with a note): hidden from the gaps until asked again;
+    # open: still a gap, with an owner who will write it
+    Column("state", String(16), nullable=False, server_default="covered"),
+    Column("note", Text),
+    Column("owner", String(128)),
 )
 
 handovers = Table(  # a question handed to a person: the hand-over thread, where replies go, and its state
@@ -140,6 +147,14 @@ people = Table(  # the names of the people the log mentions by ID, as Slack said
     "log_people",
     metadata,
     Column("user_id", String(64), primary_key=True),
+    Column("name", String(255), nullable=False),
+    Column("seen_at", DateTime(timezone=True), nullable=False),
+)
+
+channels = Table(  # the names of the channels the log mentions by ID, as Slack said them (conversations.info)
+    "log_channels",
+    metadata,
+    Column("channel_id", String(64), primary_key=True),
     Column("name", String(255), nullable=False),
     Column("seen_at", DateTime(timezone=True), nullable=False),
 )

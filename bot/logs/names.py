@@ -1,27 +1,36 @@
-"""People's names as the bot learned them from Slack, so the review page says who (the IDs stay in tooltips and
-the export). The bot writes a name when it first meets a person in a process; the review page only reads."""
+"""People's and channels' names as the bot learned them from Slack, so the review page says who and where (the IDs
+stay in tooltips and the export). The bot writes a name when it first meets a person or channel in a process; the
+review page only reads."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Column, Engine, Table, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from bot.logs.models import people
+from bot.logs.models import channels, people
 from kb.clock import now
 
 
-def remember_person(engine: Engine, user_id: str, name: str) -> None:
+def _remember(engine: Engine, table: Table, key: Column, id_: str, name: str) -> None:
     values = {"name": name[:255], "seen_at": now()}
     with engine.begin() as conn:
-        if conn.execute(update(people).where(people.c.user_id == user_id).values(**values)).rowcount:
+        if conn.execute(update(table).where(key == id_).values(**values)).rowcount:
             return
     try:
         with engine.begin() as conn:
-            conn.execute(insert(people).values(user_id=user_id, **values))
+            conn.execute(insert(table).values({key.name: id_, **values}))
     except IntegrityError:  # another process wrote it meanwhile: its name is as good
         pass
+
+
+def remember_person(engine: Engine, user_id: str, name: str) -> None:
+    _remember(engine, people, people.c.user_id, user_id, name)
+
+
+def remember_channel(engine: Engine, channel_id: str, name: str) -> None:
+    _remember(engine, channels, channels.c.channel_id, channel_id, name)
 
 
 def names_of(engine: Engine, user_ids: Iterable[str | None]) -> dict[str, str]:
@@ -30,3 +39,9 @@ def names_of(engine: Engine, user_ids: Iterable[str | None]) -> dict[str, str]:
         return {}
     with engine.connect() as conn:
         return dict(conn.execute(select(people.c.user_id, people.c.name).where(people.c.user_id.in_(wanted))).all())
+
+
+def channel_names(engine: Engine) -> dict[str, str]:
+    """Every channel's name known: as many as channels the bot was asked in, so one small read a page."""
+    with engine.connect() as conn:
+        return dict(conn.execute(select(channels.c.channel_id, channels.c.name)).all())

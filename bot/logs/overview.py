@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import Engine, case, func, select
+from sqlalchemy import Engine, Text, case, func, select
 
 from bot.agent.types import STATUSES
 from bot.logs.gaps import Gap, gaps
@@ -32,6 +32,7 @@ class Overview:
     by_status: dict[str, int] = field(default_factory=dict)
     helpful: int = 0
     not_helpful: int = 0
+    fallbacks: int = 0  # answered from the docs' lines because the model failed (status answered, not an error)
     p50_ms: float | None = None
     p95_ms: float | None = None
     recent_not_helpful: list[dict] = field(default_factory=list)
@@ -93,6 +94,9 @@ def overview(engine: Engine, days: int = 30, weeks: int = 8) -> Overview:
                 select(questions.c.latency_ms).where(*recent).order_by(questions.c.id.desc()).limit(LATENCY_SAMPLE)
             ).scalars()
         )
+        fallbacks = conn.execute(
+            select(func.count()).where(*recent, questions.c.problems.cast(Text).like('%"model_fallback"%'))
+        ).scalar()
         p50 = latencies[len(latencies) // 2] if latencies else None
         p95 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.95))] if latencies else None
         unhelpful = conn.execute(
@@ -117,6 +121,7 @@ def overview(engine: Engine, days: int = 30, weeks: int = 8) -> Overview:
         helpful_rate=[],
         p50_ms=p50,
         p95_ms=p95,
+        fallbacks=int(fallbacks or 0),
         recent_not_helpful=recent_not_helpful,
         top_gaps=gaps(engine, since=f"{days}d", window=GAPS_SAMPLE)[:5],
         last_sync=next(iter(sync_history(engine, 1)), None),

@@ -140,6 +140,7 @@ def question_trace(engine: Engine, question_id: int) -> dict | None:
         if row is None:
             return None
         trace = dict(row)
+        trace.pop("vector", None)  # for grouping gaps, not for reading
         trace["searches"] = [
             {**s, "hits": [HitRecord.from_dict(h) for h in s["hits"]]}
             for s in conn.execute(

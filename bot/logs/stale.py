@@ -6,23 +6,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Engine, and_, func, select, update
 
 from bot.logs.models import cited_pages, questions
 from kb.clock import now
 from kb.models import chunks, documents
-
-
-def page_lines(conn, path: str) -> dict[int, str]:
-    """The page's current lines by number (empty when the page is gone)."""
-    lines: dict[int, str] = {}
-    rows = conn.execute(
-        select(chunks.c.lines).join(documents, documents.c.id == chunks.c.document_id).where(documents.c.path == path)
-    )
-    for (chunk_lines,) in rows:
-        for number, text in chunk_lines:
-            lines[number] = text
-    return lines
+from kb.state import page_lines
 
 
 def flag_stale(engine: Engine, paths: list[str]) -> int:
@@ -58,10 +47,20 @@ def flag_stale(engine: Engine, paths: list[str]) -> int:
 
 
 def stale_by_page(engine: Engine, limit: int = 500) -> dict[str, list[dict]]:
-    """The stale answers, newest first, grouped by the page whose change overtook them."""
+    """The stale answers, newest first, grouped by the page whose change overtook them; `tellable`: asked in a Slack
+    thread the bot can write in."""
     with engine.connect() as conn:
         rows = conn.execute(
-            select(questions.c.id, questions.c.created_at, questions.c.question, questions.c.stale_at, questions.c.stale)
+            select(
+                questions.c.id,
+                questions.c.created_at,
+                questions.c.question,
+                questions.c.stale_at,
+                questions.c.stale,
+                questions.c.told_at,
+                questions.c.told_by,
+                TELLABLE.label("tellable"),
+            )
             .where(questions.c.stale_at.is_not(None))
             .order_by(questions.c.stale_at.desc(), questions.c.id.desc())
             .limit(limit)
@@ -71,6 +70,54 @@ def stale_by_page(engine: Engine, limit: int = 500) -> dict[str, list[dict]]:
             for path in sorted({s["path"] for s in r["stale"] or []}):
                 pages[path].append({**r, "lines": [s for s in r["stale"] if s["path"] == path]})
     return dict(pages)
+
+
+# An answer in a Slack thread: its asker can be told there (a private /ask answer has no thread to write in).
+TELLABLE = and_(questions.c.source == "slack", questions.c.channel.is_not(None), questions.c.thread_ts.is_not(None))
+
+
+def take_telling(engine: Engine, question_id: int, by: str) -> dict | None:
+    """The one right to tell this stale answer's asker that the docs changed: the row (channel, thread_ts, stale),
+    or None when it is not stale, not in a Slack thread, or its asker was told already (by anyone, in any
+    process: the update is the claim)."""
+    with engine.begin() as conn:
+        taken = conn.execute(
+            update(questions)
+            .where(questions.c.id == question_id, questions.c.stale_at.is_not(None), questions.c.told_at.is_(None), TELLABLE)
+            .values(told_at=now(), told_by=by)
+        ).rowcount
+        if not taken:
+            return None
+        row = conn.execute(
+            select(questions.c.channel, questions.c.thread_ts, questions.c.stale).where(questions.c.id == question_id)
+        ).one()
+    return dict(row._mapping)
+
+
+def give_back_telling(engine: Engine, question_id: int) -> None:
+    """The message did not reach Slack: the asker was not told, and the owner may try again."""
+    with engine.begin() as conn:
+        conn.execute(update(questions).where(questions.c.id == question_id).values(told_at=None, told_by=None))
+
+
+def new_passages(conn, changes: list[dict]) -> list[dict]:
+    """Each changed line with what its page says there now: the page's title and url override, and the anchor of
+    the passage holding the new line (for its link). A line now gone keeps new=None."""
+    out = []
+    for change in changes:
+        doc = conn.execute(
+            select(documents.c.id, documents.c.title, documents.c.url).where(documents.c.path == change["path"])
+        ).first()
+        anchor = ""
+        if doc is not None and change.get("new") is not None:
+            for chunk_anchor, lines in conn.execute(
+                select(chunks.c.anchor, chunks.c.lines).where(chunks.c.document_id == doc.id)
+            ):
+                if any(number == change["line"] for number, _ in lines):
+                    anchor = chunk_anchor
+                    break
+        out.append(change | {"title": doc.title if doc else change["path"], "url": doc.url if doc else None, "anchor": anchor})
+    return out
 
 
 def count_stale(engine: Engine) -> int:

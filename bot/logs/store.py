@@ -32,8 +32,8 @@ class Origin:
     permalink: str | None = None  # the question in its Slack thread, for a reviewer (none for a DM: no one could open it)
 
 
-def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | None = None) -> int:
-    """Store a question's whole trace in one transaction."""
+def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | None = None, vector: bytes | None = None) -> int:
+    """Store a question's whole trace in one transaction; vector: the question's meaning (Runtime.question_vector)."""
     sources = [asdict(s) for s in answer.sources]
     with engine.begin() as conn:
         question_id = conn.execute(
@@ -62,6 +62,7 @@ def record(engine: Engine, answer: Answer, origin: Origin, index_version: int | 
                 error=answer.error,
                 latency_ms=answer.latency_ms,
                 index_version=index_version,
+                vector=vector,
             )
             .returning(questions.c.id)
         ).scalar_one()

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 import yaml
 from sqlalchemy import Engine, insert, select, update
 
-from bot.logs.gaps import gaps, mark_covered
+from bot.logs.gaps import gaps, mark_gap
 from bot.logs.models import team_answers
 from kb.clock import now
 from kb.errors import SupportbotError
@@ -150,7 +150,7 @@ def publish(engine: Engine, answer_id: int, days: int, text: str | None = None) 
         )
     if found.question_id is not None:  # its gap leaves the list: the question, and the others asked the same way
         group = next((g for g in gaps(engine) if found.question_id in g.ids), None)
-        mark_covered(engine, group.ids if group else [found.question_id])
+        mark_gap(engine, group.ids if group else [found.question_id], "covered", note="a team answer was published")
     return team_answer(engine, answer_id)
 
 

@@ -12,17 +12,24 @@ import hmac
 import ipaddress
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
-from flask import Flask, abort, redirect, render_template, request
+from flask import Flask, abort, current_app, g, redirect, render_template, request
 from sqlalchemy import Engine
 
+from bot.logs.names import channel_names
 from bot.review.views import review
 from bot.settings import TEAM_ANSWER_DAYS
 from kb.errors import SupportbotError
+from kb.links import Links
+
+if TYPE_CHECKING:
+    from slack_sdk import WebClient
 
 COOKIE = "supportbot_review"
+NO_LINKS = Links()  # no site and no source view: a source is its path
 
 
 class ReviewConfigError(SupportbotError, ValueError):
@@ -30,8 +37,14 @@ class ReviewConfigError(SupportbotError, ValueError):
 
 
 def where(channel: str) -> str:
-    """A channel as a reader knows it: a direct message is said to be one (its ID stays in a tooltip)."""
-    return "direct message" if channel.startswith("D") else channel
+    """A channel as a reader knows it: its name as Slack gave it, a direct message said to be one (the ID stays in
+    a tooltip). The names are read once a request."""
+    if channel.startswith("D"):
+        return "direct message"
+    if "channel_names" not in g:
+        g.channel_names = channel_names(current_app.config["LOG_ENGINE"])
+    name = g.channel_names.get(channel)
+    return f"#{name}" if name else channel
 
 
 def is_loopback(host: str) -> bool:
@@ -57,18 +70,24 @@ def create_app(
     eval_file: Path | None = None,
     team_answer_days: int = TEAM_ANSWER_DAYS,
     timezone: str = "UTC",
+    slack: WebClient | None = None,
+    links: Links = NO_LINKS,
 ) -> Flask:
     """With a token the page can also change things (mark a gap covered, add a question to the eval set),
-    by POST with a CSRF field derived from the token; without one it is read-only."""
+    by POST with a CSRF field derived from the token; without one it is read-only.
+    slack: a client with the bot's token, to tell a stale answer's asker (none: the page does not offer it).
+    links: where a reader reads a page, as the bot links its sources."""
     app = Flask(__name__)
     csrf = hmac.new(token.encode(), b"supportbot-review-csrf", hashlib.sha256).hexdigest() if token else None
-    app.config.update(LOG_ENGINE=engine, EVAL_FILE=eval_file, CSRF=csrf, TEAM_ANSWER_DAYS=team_answer_days)
+    app.config.update(
+        LOG_ENGINE=engine, EVAL_FILE=eval_file, CSRF=csrf, TEAM_ANSWER_DAYS=team_answer_days, SLACK=slack, LINKS=links
+    )
 
     zone = ZoneInfo(timezone)
 
     @app.context_processor
     def writing():
-        return {"csrf": csrf, "writable": bool(token), "timezone": timezone, "where": where}
+        return {"csrf": csrf, "writable": bool(token), "timezone": timezone, "where": where, "tells": slack is not None}
 
     @app.template_filter("at")
     def at(value: datetime | None, fmt: str) -> str:
@@ -135,27 +154,13 @@ def create_app(
     return app
 
 
-def serve(
-    engine: Engine,
-    host: str,
-    port: int,
-    token: str | None,
-    eval_file: Path | None = None,
-    team_answer_days: int = TEAM_ANSWER_DAYS,
-    timezone: str = "UTC",
-) -> None:
+def serve(app: Flask, host: str, port: int, token: str | None) -> None:
     import waitress
 
     from bot.ports import PortUnavailable, unavailable
 
     check_binding(host, token)
     try:
-        waitress.serve(
-            create_app(engine, token, eval_file, team_answer_days, timezone),
-            host=host,
-            port=port,
-            threads=4,
-            ident="supportbot-review",
-        )
+        waitress.serve(app, host=host, port=port, threads=4, ident="supportbot-review")
     except OSError as e:  # taken between the check at start and now
         raise PortUnavailable(unavailable(host, port, e)) from None

@@ -14,7 +14,7 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from sqlalchemy import Engine
 
 from bot.agent.types import STATUSES
-from bot.logs.gaps import gaps, mark_covered
+from bot.logs.gaps import GAP_STATES, gaps, mark_gap
 from bot.logs.names import names_of
 from bot.logs.overview import overview
 from bot.logs.report import Filters, list_questions, parse_age, question_trace, real_problems, sync_history
@@ -23,8 +23,9 @@ from bot.logs.store import ASKED_FROM, cited_paths
 from bot.logs.team_answers import STATES, TeamAnswerError, dismiss, list_answers, publish
 from bot.logs.trace import handover_state
 from bot.review import charts
+from bot.slack.stale_notice import NotTold, tell_asker
 from kb.clock import now
-from kb.state import known_pages
+from kb.state import known_pages, page, page_lines
 
 review = Blueprint("review", __name__)
 
@@ -33,6 +34,8 @@ PAGE = 50  # questions a page
 GAP_WINDOWS = ("7d", "30d", "90d", "all")
 MAX_EVAL_PAGES = 20  # right pages (or facts) an eval case may name
 MAX_ANSWER_CHARS = 20_000  # a team answer's text, as a docs owner edits it
+MAX_NOTE_CHARS = 2_000  # why a gap won't be documented
+MAX_OWNER_CHARS = 128  # who will write it (log_covered.owner)
 
 
 def _engine() -> Engine:
@@ -136,6 +139,39 @@ def stale_list():
     return render_template("stale.html", pages=stale_by_page(_engine()))
 
 
+@review.post("/questions/<int:question_id>/tell")
+def tell_the_asker(question_id: int):
+    """Post in the answer's thread that a page it cited changed, with what it says now, in the owner's name."""
+    _check_write()
+    slack = current_app.config["SLACK"]
+    owner = (request.form.get("owner") or "").strip()[:MAX_OWNER_CHARS]
+    if slack is None or question_id > MAX_ID:
+        abort(404)
+    if not owner:
+        return render_template(
+            "message.html", title="Tell the asker", message="Give your name: the asker reads who told them."
+        ), 422
+    try:
+        tell_asker(_engine(), slack, question_id, owner, current_app.config["LINKS"])
+    except NotTold as e:
+        return render_template("message.html", title="Tell the asker", message=str(e)), 409
+    return redirect("/stale", code=303)
+
+
+@review.get("/docs/<path:path>")
+def doc_page(path: str):
+    """A page as the index holds it, read-only, the cited lines marked (?lines=9-12): where a source links when the
+    docs have no site and no web view (REVIEW_URL)."""
+    with _engine().connect() as conn:
+        found = page(conn, path)
+        lines = page_lines(conn, path) if found is not None else {}
+    if found is None:
+        abort(404)
+    first, _, last = (request.args.get("lines") or "").partition("-")
+    marked = range(int(first), int(last or first) + 1) if first.isdigit() and (last or first).isdigit() else range(0)
+    return render_template("doc.html", path=path, page=found, lines=sorted(lines.items()), marked=marked)
+
+
 @review.get("/q/<int:question_id>")  # the address earlier versions linked to
 @review.get("/questions/<int:question_id>")
 def question_detail(question_id: int):
@@ -157,16 +193,25 @@ def question_detail(question_id: int):
 @review.get("/gaps")
 def gap_list():
     since = request.args.get("since") if request.args.get("since") in GAP_WINDOWS else "30d"
-    return render_template(
-        "gaps.html", groups=gaps(_engine(), None if since == "all" else since)[:50], since=since, windows=GAP_WINDOWS
-    )
+    state = request.args.get("state") if request.args.get("state") in GAP_STATES else "open"
+    groups = gaps(_engine(), None if since == "all" else since, state=state)[:50]
+    return render_template("gaps.html", groups=groups, since=since, windows=GAP_WINDOWS, state=state, states=GAP_STATES)
 
 
-@review.post("/gaps/covered")
-def gap_covered():
+@review.post("/gaps/mark")
+def gap_mark():
+    """Covered, won't document (it needs a note: the next owner will ask why), or still open with an owner."""
     _check_write()
     ids = [int(i) for i in (request.form.get("ids") or "").split(",") if i.strip().isdigit() and int(i) <= MAX_ID]
-    mark_covered(_engine(), ids)
+    state = request.form.get("state")
+    note = (request.form.get("note") or "").strip()[:MAX_NOTE_CHARS] or None
+    owner = (request.form.get("owner") or "").strip()[:MAX_OWNER_CHARS] or None
+    if state not in GAP_STATES or not ids:
+        abort(400)
+    if state == "wont_document" and not note:
+        message = "Say why it won't be documented: the note is what the next person to see this question will read."
+        return render_template("message.html", title="Gaps", message=message), 422
+    mark_gap(_engine(), ids, state, note=note, owner=owner)
     return redirect("/gaps", code=303)
 
 

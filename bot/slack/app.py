@@ -20,7 +20,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.signature import SignatureVerifier
 
 from bot.health import Health, health_app
-from bot.logs.names import remember_person
+from bot.logs.names import remember_channel, remember_person
 from bot.metrics import HEARTBEATS
 from bot.ports import PortUnavailable, unavailable
 from bot.runtime import Runtime
@@ -30,9 +30,11 @@ from bot.slack.access import Access
 from bot.slack.answering import answer_held, recover
 from bot.slack.claims import release, renew
 from bot.slack.context import Slack
+from bot.slack.digest import post_if_due
 from bot.slack.listeners import register_all
 from bot.slack.people import People
 from bot.slack.startup import SlackConfigError, Workspace, app_token_refused, web_client
+from bot.slack.visibility import ChannelVisibility
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,7 @@ def build_app(
         name=workspace.name,
         workspace_url=workspace.url,
         people=People(partial(remember_person, runtime.engine)),
+        visibility=ChannelVisibility(partial(remember_channel, runtime.engine)),
     )
     slack.submit = workers.submit  # recovered and held questions are answered there too, not on the heartbeat
     register_all(app, slack)
@@ -92,6 +95,7 @@ def _reply(start_response, status: str, text: str, headers: tuple = ()) -> list[
     return [text.encode()]
 
 
+DIGEST_CHECK_MINUTES = 5  # how often serve looks whether the weekly digest is due (posted once, at the first look)
 MAX_BODY_BYTES = 1024 * 1024  # Slack's events and interactions are a few KB; a message is at most 40,000 characters
 
 
@@ -168,6 +172,24 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
         coalesce=True,
         next_run_time=datetime.now(UTC),
     )
+    if settings.review_digest_channel:  # the docs owner's week, once a week by one process (bot.slack.digest)
+        scheduler.add_job(
+            post_if_due,
+            "interval",
+            args=[
+                slack.runtime.engine,
+                app.client,
+                settings.review_digest_channel,
+                settings.review_url,
+                settings.review_timezone,
+                settings.review_digest_at,
+            ],
+            id="digest",
+            minutes=DIGEST_CHECK_MINUTES,
+            max_instances=1,
+            coalesce=True,
+            next_run_time=datetime.now(UTC),
+        )
     threading.Thread(target=slack.runtime.searcher.refresh, name="load-index", daemon=True).start()  # ready sooner
     health = Health(slack.runtime, slack.stopping)
     if http:

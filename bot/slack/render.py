@@ -40,11 +40,24 @@ def link_label(text: str) -> str:
     return escape(" ".join(text.replace("|", "/").split()))[:150]
 
 
-def source_link(src: Source, numbered: bool = True) -> str:
+def source_link(src: Source, numbered: bool = True, lines: tuple[int, int] | None = None) -> str:
+    """A source as a link; with no link, its path and the cited lines, so a reader can still find it."""
     label = f"[{src.n}] {src.title}" if numbered else src.title
     if src.url and src.url.startswith(("http://", "https://")):
         return f"<{escape(src.url)}|{link_label(label)}>"
-    return f"{link_label(label)} ({escape(src.path)})"
+    where = f", line {lines[0]}" if lines and lines[0] == lines[1] else f", lines {lines[0]}–{lines[1]}" if lines else ""
+    return f"{link_label(label)} ({escape(src.path)}{where})"
+
+
+def cited_lines(cited: list[dict]) -> dict[int, tuple[int, int]]:
+    """Each source number's cited lines, first to last, from the answer's citations."""
+    spans: dict[int, tuple[int, int]] = {}
+    for c in cited:
+        numbers = [number for number, _ in c.get("lines") or []]
+        if numbers and isinstance(c.get("n"), int):
+            first, last = spans.get(c["n"], (min(numbers), max(numbers)))
+            spans[c["n"]] = (min(first, *numbers), max(last, *numbers))
+    return spans
 
 
 def split_text(text: str, limit: int = SECTION_LIMIT) -> list[str]:
@@ -136,9 +149,10 @@ def table(cells: list[list[str]]) -> dict:
     return TableBlock(rows=rows).to_dict()
 
 
-def sources_block(sources: list[Source]) -> dict:
+def sources_block(sources: list[Source], cited: list[dict] | None = None) -> dict:
     """The numbered source links under an answer (or under a hand-over of it)."""
-    return context(["*Sources*", *link_lines([source_link(s) for s in sources])])
+    spans = cited_lines(cited or [])
+    return context(["*Sources*", *link_lines([source_link(s, lines=spans.get(s.n)) for s in sources])])
 
 
 def trailer_blocks(answer: Answer, escalate: bool = False, private: bool = False) -> list[dict]:
@@ -146,7 +160,7 @@ def trailer_blocks(answer: Answer, escalate: bool = False, private: bool = False
     streamed answer ends with these."""
     blocks: list[dict] = []
     if answer.sources:
-        blocks.append(sources_block(answer.sources))
+        blocks.append(sources_block(answer.sources, answer.cited))
     elif answer.closest:
         blocks.append(context(["*Closest pages*", *link_lines([source_link(s, numbered=False) for s in answer.closest])]))
     if answer.status == "answered" and answer.answerer == "local":
@@ -234,7 +248,7 @@ def escalation_message(
     blocks = [section(head_text), context([f"*{said}*"]), *[section(part) for part in split_text(answer)][:3]]
     sources = logged_sources(row.get("sources"))
     if sources:
-        blocks.append(sources_block(sources))
+        blocks.append(sources_block(sources, row.get("cited")))
     return {"text": head_text, "blocks": blocks + (resolve_blocks(row["id"]) if relayed else [])}
 
 

@@ -51,6 +51,7 @@ class FakeSlack:
         self.messages: dict[tuple[str, str], dict] = {}
         self.ephemerals: list[dict] = []
         self.people: dict[str, str] = {}  # user ID -> display name (users.info)
+        self.channel_names: dict[str, str] = {}  # channel ID -> name (conversations.info); else the ID in lower case
         self.views: list[dict] = []  # modals opened with views.open
         self.homes: dict[str, dict] = {}  # each user's published App Home view
         self.bot_name = "supportbot"  # the app's name in the workspace, as auth.test gives it
@@ -354,7 +355,7 @@ class FakeSlack:
         if not channel.startswith("C"):
             return {"ok": False, "error": "channel_not_found"}
         flags = {"is_channel": True, "is_private": False, "is_im": False, "is_mpim": False, "is_ext_shared": False}
-        return {"ok": True, "channel": {"id": channel, "name": channel.lower(), **flags}}
+        return {"ok": True, "channel": {"id": channel, "name": self.channel_names.get(channel, channel.lower()), **flags}}
 
     def api_users_info(self, p):
         """As Slack answers with users:read: a profile's display name, or an empty one where a person set none."""
