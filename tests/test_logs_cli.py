@@ -270,3 +270,17 @@ def test_a_team_answer_past_its_review_date_is_due_in_gaps_and_cited_as_maybe_ou
     rt.searcher.refresh()  # this process loads the new index now (a serving bot does within seconds)
     [hit] = rt.searcher.search("student discount", k=1, collections=["team-answers"])
     assert hit.title.endswith("(may be out of date)") and hit.path == f"team-answers/{answer_id}.md"
+
+
+def test_questions_handed_to_a_person_are_a_filter_on_the_list_the_command_and_the_page(rt, db_url):
+    from bot.logs.store import escalate
+    from bot.review.app import create_app
+
+    kept = ask(rt, "Is there a student discount?", channel="C1")
+    ask(rt, "How much is express delivery?", channel="C1")
+    assert escalate(rt.engine, kept.log_id, "U1", None, "C1") is not None
+    assert [r["id"] for r in list_questions(rt.engine, Filters(escalated=True))] == [kept.log_id]
+    listed = cli(db_url, "logs", "--escalated")
+    assert "student discount" in listed and "express" not in listed
+    page = create_app(rt.engine).test_client().get("/questions?escalated=1").text
+    assert "student discount" in page and "express delivery" not in page

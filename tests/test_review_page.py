@@ -570,3 +570,17 @@ def test_an_answered_question_keeps_its_meaning_in_the_log(db_url, docs):
     with rt.engine.connect() as conn:
         vector = conn.execute(select(questions.c.vector).where(questions.c.id == a.log_id)).scalar()
     assert vector is not None and len(vector) == 4 + 384, "int8 codes of the encoder's 384 dimensions after their scale"
+
+
+def test_the_detail_page_renders_the_answer_and_keeps_markup_in_it_as_text(db_url, docs):
+    from bot.agent.types import Answer
+    from bot.logs.store import record
+    from bot.review.app import create_app
+
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    text = "Returns take **30 days** [1].\n\n- unopened\n- with receipt\n\n<script>alert(1)</script> [x](javascript:alert(1))"
+    qid = record(rt.engine, Answer("how long?", "answered", text, "local"), Origin("slack"))
+    page = create_app(rt.engine).test_client().get(f"/questions/{qid}").text
+    assert "<strong>30 days</strong> [1]" in page and "<li>unopened</li>" in page
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+    assert 'href="javascript:' not in page

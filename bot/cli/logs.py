@@ -23,6 +23,7 @@ def log_filters(f):
         click.option("--feedback", "feedback_", type=click.Choice(["up", "down"]), help="Only questions with this feedback."),
         click.option("--problems", is_flag=True, help="Only answers with citation or other problems."),
         click.option("--stale", is_flag=True, help="Only answers whose cited lines a later docs change altered or removed."),
+        click.option("--escalated", is_flag=True, help="Only questions someone handed to a person (\"Ask a person\")."),
         click.option("--channel", metavar="ID", help="Only questions asked in this Slack channel (its ID)."),
         click.option(
             "--source", type=click.Choice(ASKED_FROM), help="Only questions asked from here (eval runs are logged as eval)."
@@ -47,25 +48,25 @@ def checked_age(text: str | None, hint: str) -> None:
             raise click.BadParameter(str(e), param_hint=hint)
 
 
-def make_filters(status, feedback_, problems, stale, channel, source, since, search, limit) -> Filters:
+def make_filters(status, feedback_, problems, stale, escalated, channel, source, since, search, limit) -> Filters:
     from bot.logs.report import Filters
 
     checked_age(since, "--since")
-    return Filters(status, feedback_, problems, channel, since, search, limit, source, stale)
+    return Filters(status, feedback_, problems, channel, since, search, limit, source, stale, escalated=escalated)
 
 
 @click.group("logs", invoke_without_command=True)
 @log_filters
 @db_option
 @click.pass_context
-def logs_group(ctx, status, feedback_, problems, stale, channel, source, since, search, limit, db) -> None:
+def logs_group(ctx, status, feedback_, problems, stale, escalated, channel, source, since, search, limit, db) -> None:
     """List logged questions, newest first (subcommands: show, export, prune)."""
     from bot.logs.report import list_questions
 
     ctx.obj = {"db": db}
     if ctx.invoked_subcommand is not None:
         return
-    filters = make_filters(status, feedback_, problems, stale, channel, source, since, search, limit)
+    filters = make_filters(status, feedback_, problems, stale, escalated, channel, source, since, search, limit)
     with clear_errors():
         rows = list_questions(runtime_for(db, reads_only=True).engine, filters)
     if not rows:
@@ -111,11 +112,11 @@ def logs_show(ctx, question_id: int, db: str | None) -> None:
 @log_filters
 @db_option
 @click.pass_context
-def logs_export(ctx, fmt, status, feedback_, problems, stale, channel, source, since, search, limit, db) -> None:
+def logs_export(ctx, fmt, status, feedback_, problems, stale, escalated, channel, source, since, search, limit, db) -> None:
     """Print every matching question with its trace as JSON lines or CSV (--limit to stop early), streamed."""
     from bot.logs.report import export
 
-    filters = make_filters(status, feedback_, problems, stale, channel, source, since, search, limit)
+    filters = make_filters(status, feedback_, problems, stale, escalated, channel, source, since, search, limit)
     everything = ctx.get_parameter_source("limit") == click.core.ParameterSource.DEFAULT
     with clear_errors():
         for piece in export(

@@ -101,11 +101,8 @@ class _Meaning:
         self.vectors, self.has = vectors, has
         self.leaders = np.zeros_like(vectors)  # the first vector of each group that has one, in order
         self.group_of: list[int] = []  # the group each leader leads
-        self._block: tuple[int, Any, int] = (
-            -1,
-            None,
-            0,
-        )  # (block start, its similarities to the leaders before it, how many there were)
+        # (block start, its similarities to the leaders before it, how many leaders there were then)
+        self._block: tuple[int, Any, int] = (-1, None, 0)
 
     @classmethod
     def of(cls, packed: list[bytes | None]) -> _Meaning | None:
@@ -148,8 +145,8 @@ GAP_STATES = ("open", "covered", "wont_document")  # open gaps (an owner or not)
 
 def gaps(engine: Engine, since: str | None = None, window: int = GAPS_WINDOW, state: str = "open") -> list[Gap]:
     """Unanswered, 'not helpful' or escalated questions (the newest `window` of them) in this state, grouped when they
-    ask the same thing. Each question is compared only with the groups that share a word with it (an inverted
-    index)."""
+    ask the same thing: in the same words (_Words, the groups holding each word as a bitset), else in the same
+    meaning (_Meaning, the questions' sentence-encoder vectors)."""
     fb = feedback_summary()
     in_state = covered.c.state.is_(None) | (covered.c.state == "open") if state == "open" else covered.c.state == state
     q = (

@@ -49,6 +49,7 @@ class Filters:
     limit: int = 50
     source: str | None = None  # cli | slack | eval
     stale: bool = False  # only answers a later docs change made stale
+    escalated: bool = False  # only questions someone handed to a person
     hide_eval: bool = False  # leave out eval runs (the review page's default)
     before: int | None = None  # keyset paging: rows older than this id
     after: int | None = None  # ... or newer than this id (the page before)
@@ -75,6 +76,8 @@ def _conditions(f: Filters) -> list:
         conditions.append(questions.c.source == f.source)
     if f.stale:
         conditions.append(questions.c.stale_at.is_not(None))
+    if f.escalated:
+        conditions.append(questions.c.escalated_at.is_not(None))
     if f.hide_eval:
         conditions.append(questions.c.source != "eval")
     if f.since:

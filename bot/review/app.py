@@ -17,6 +17,8 @@ from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 from flask import Flask, abort, current_app, g, redirect, render_template, request
+from markdown_it import MarkdownIt
+from markupsafe import Markup
 from sqlalchemy import Engine
 
 from bot.logs.names import channel_names
@@ -29,6 +31,14 @@ if TYPE_CHECKING:
     from slack_sdk import WebClient
 
 COOKIE = "supportbot_review"
+
+
+def _safe_link(url: str) -> bool:
+    return url.strip().lower().startswith(("http://", "https://", "mailto:", "#"))
+
+
+_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
+_MARKDOWN.validateLink = _safe_link
 NO_LINKS = Links()  # no site and no source view: a source is its path
 
 
@@ -88,6 +98,12 @@ def create_app(
     @app.context_processor
     def writing():
         return {"csrf": csrf, "writable": bool(token), "timezone": timezone, "where": where, "tells": slack is not None}
+
+    @app.template_filter("markdown")
+    def markdown(text: str | None) -> Markup:
+        """An answer as its reader saw it (lists, bold, tables, links), from Markdown with any HTML in it shown as
+        text and only http(s) and mailto links kept: the answer is data."""
+        return Markup(_MARKDOWN.render(text or ""))
 
     @app.template_filter("at")
     def at(value: datetime | None, fmt: str) -> str:

@@ -108,6 +108,7 @@ def question_list():
         PAGE + 1,  # one more than shown: is there an older page?
         source if source in ASKED_FROM else None,
         stale=a.get("stale") == "1",
+        escalated=a.get("escalated") == "1",
         hide_eval=source == "",
         before=_page_id(a.get("before")),
         after=_page_id(a.get("after")),
