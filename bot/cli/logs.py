@@ -23,7 +23,7 @@ def log_filters(f):
         click.option("--feedback", "feedback_", type=click.Choice(["up", "down"]), help="Only questions with this feedback."),
         click.option("--problems", is_flag=True, help="Only answers with citation or other problems."),
         click.option("--stale", is_flag=True, help="Only answers whose cited lines a later docs change altered or removed."),
-        click.option("--escalated", is_flag=True, help="Only questions someone handed to a person (\"Ask a person\")."),
+        click.option("--escalated", is_flag=True, help='Only questions someone handed to a person ("Ask a person").'),
         click.option("--channel", metavar="ID", help="Only questions asked in this Slack channel (its ID)."),
         click.option(
             "--source", type=click.Choice(ASKED_FROM), help="Only questions asked from here (eval runs are logged as eval)."

@@ -33,12 +33,14 @@ if TYPE_CHECKING:
 COOKIE = "supportbot_review"
 
 
-def _safe_link(url: str) -> bool:
-    return url.strip().lower().startswith(("http://", "https://", "mailto:", "#"))
+class _AnswerMarkdown(MarkdownIt):
+    """Markdown as an answer is written, with only http(s), mailto and in-page links kept."""
+
+    def validateLink(self, url: str) -> bool:  # markdown-it's own name for it
+        return url.strip().lower().startswith(("http://", "https://", "mailto:", "#"))
 
 
-_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
-_MARKDOWN.validateLink = _safe_link
+_MARKDOWN = _AnswerMarkdown("commonmark", {"html": False}).enable("table")
 NO_LINKS = Links()  # no site and no source view: a source is its path
 
 
