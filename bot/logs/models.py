@@ -16,6 +16,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 from kb.models import metadata
@@ -57,6 +58,14 @@ questions = Table(
     Index("ix_log_questions_created_at", "created_at"),
     Index("ix_log_questions_status", "status"),
     Index("ix_log_questions_channel_thread_ts", "channel", "thread_ts"),  # "did the bot answer in this thread?"
+    Index("ix_log_questions_created_source_status", "created_at", "source", "status"),  # the overview's counts
+    Index("ix_log_questions_escalated_at", "escalated_at"),  # the overview's hand-overs
+    Index(  # the few answers a model error touched: the overview counts the fallbacks among them
+        "ix_log_questions_failed",
+        "created_at",
+        sqlite_where=text("error IS NOT NULL"),
+        postgresql_where=text("error IS NOT NULL"),
+    ),
 )
 
 searches = Table(

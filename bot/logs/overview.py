@@ -95,7 +95,11 @@ def overview(engine: Engine, days: int = 30, weeks: int = 8) -> Overview:
             ).scalars()
         )
         fallbacks = conn.execute(
-            select(func.count()).where(*recent, questions.c.problems.cast(Text).like('%"model_fallback"%'))
+            select(func.count()).where(  # a fallback answer carries the model's error: only those rows are read
+                questions.c.error.is_not(None),
+                *recent,
+                questions.c.problems.cast(Text).like('%"model_fallback"%'),
+            )
         ).scalar()
         p50 = latencies[len(latencies) // 2] if latencies else None
         p95 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.95))] if latencies else None

@@ -30,9 +30,17 @@ def upgrade() -> None:
         batch.add_column(sa.Column("told_at", sa.DateTime(timezone=True)))
         batch.add_column(sa.Column("told_by", sa.String(length=128)))
         batch.add_column(sa.Column("vector", sa.LargeBinary()))
+    # the overview counts a window's questions by day and status, and its hand-overs: read from indexes alone
+    op.create_index("ix_log_questions_created_source_status", "log_questions", ["created_at", "source", "status"])
+    op.create_index("ix_log_questions_escalated_at", "log_questions", ["escalated_at"])
+    failed = sa.text("error IS NOT NULL")  # the few answers a model error touched (errors, fallbacks)
+    op.create_index("ix_log_questions_failed", "log_questions", ["created_at"], sqlite_where=failed, postgresql_where=failed)
 
 
 def downgrade() -> None:
+    op.drop_index("ix_log_questions_failed", table_name="log_questions")
+    op.drop_index("ix_log_questions_escalated_at", table_name="log_questions")
+    op.drop_index("ix_log_questions_created_source_status", table_name="log_questions")
     with op.batch_alter_table("log_questions") as batch:
         batch.drop_column("vector")
         batch.drop_column("told_by")
