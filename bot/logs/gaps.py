@@ -239,33 +239,26 @@ class _Words:
         return self.small[limit]
 
     def first_alike(self, words: set[str]) -> int | None:
-        """The oldest group these words are like (_similar): k shared words are at least half the smaller's words
-        and a quarter of the larger's, or the one word of two that small. Sharing at most all n of the question's
-        words, a group of more than 4n (of 2, for one word) is never alike; nor, for n >= 3, one sharing one word."""
+        """The oldest group these words are like (_similar). With k of the question's n words shared with a group
+        of s words: k >= 2, k at least half the smaller of n and s and a quarter of the larger; or k = 1 and both
+        at most 2. Found as masks: the groups sharing at least t words, and those of at most so many words."""
         held = [self.bits[w] for w in words if w in self.bits]
         n = len(words)
         if not held:
             return None
-        limit = 4 * n if n >= 2 else 2
-        if n >= 3:
-            candidates = 0
-            for i, a in enumerate(held):
-                for b in held[i + 1 :]:
-                    candidates |= a & b
-        else:
-            candidates = 0
-            for a in held:
-                candidates |= a
-        candidates &= self._at_most(limit)
-        while candidates:
-            low = candidates & -candidates
-            g = low.bit_length() - 1
-            candidates ^= low
-            k, size = sum((b >> g) & 1 for b in held), self.sizes[g]
-            large = size if size > n else n
-            if (k >= 2 and 2 * k >= (n if size > n else size) and 4 * k >= large) or (k == 1 and large <= 2):
-                return g
-        return None
+        at_least = [-1] + [0] * len(held)  # t -> the groups sharing at least t of the words (-1: every group)
+        for m in held:
+            for t in range(len(held), 0, -1):
+                at_least[t] |= at_least[t - 1] & m
+        alike = 0
+        for t in range(2, len(held) + 1):
+            if 2 * t >= n:  # s >= n: k >= n/2, s <= 4k
+                alike |= at_least[t] & self._at_most(4 * t) & ~self._at_most(n - 1)
+            if 4 * t >= n:  # s < n: k >= n/4, s <= 2k
+                alike |= at_least[t] & self._at_most(min(2 * t, n - 1))
+        if n <= 2:  # one word shared of two that small
+            alike |= at_least[1] & ~(at_least[2] if len(held) >= 2 else 0) & self._at_most(2)
+        return (alike & -alike).bit_length() - 1 if alike else None
 
 
 def _reasons(conn, question_ids: list[int]) -> dict[int, list[str]]:
