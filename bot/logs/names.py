@@ -4,25 +4,32 @@ review page only reads."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 from sqlalchemy import Column, Engine, Table, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from bot.logs.models import channels, people
 from kb.clock import now
 
+log = logging.getLogger(__name__)
+
 
 def _remember(engine: Engine, table: Table, key: Column, id_: str, name: str) -> None:
+    """Keep a name; a database that cannot take it now is logged and passed over: a name is a nicety, never the
+    reason an answer or a hand-over fails."""
     values = {"name": name[:255], "seen_at": now()}
-    with engine.begin() as conn:
-        if conn.execute(update(table).where(key == id_).values(**values)).rowcount:
-            return
     try:
+        with engine.begin() as conn:
+            if conn.execute(update(table).where(key == id_).values(**values)).rowcount:
+                return
         with engine.begin() as conn:
             conn.execute(insert(table).values({key.name: id_, **values}))
     except IntegrityError:  # another process wrote it meanwhile: its name is as good
         pass
+    except SQLAlchemyError as e:
+        log.info("could not keep the name of %s: %s", id_, type(e).__name__)
 
 
 def remember_person(engine: Engine, user_id: str, name: str) -> None:

@@ -109,13 +109,18 @@ def new_passages(conn, changes: list[dict]) -> list[dict]:
             select(documents.c.id, documents.c.title, documents.c.url).where(documents.c.path == change["path"])
         ).first()
         anchor = ""
-        if doc is not None and change.get("new") is not None:
-            for chunk_anchor, lines in conn.execute(
-                select(chunks.c.anchor, chunks.c.lines).where(chunks.c.document_id == doc.id)
-            ):
-                if any(number == change["line"] for number, _ in lines):
-                    anchor = chunk_anchor
-                    break
+        if doc is not None and change.get("new") is not None:  # the passage whose lines span the new line
+            anchor = (
+                conn.execute(
+                    select(chunks.c.anchor)
+                    .where(
+                        chunks.c.document_id == doc.id, chunks.c.start_line <= change["line"], chunks.c.end_line >= change["line"]
+                    )
+                    .order_by(chunks.c.ordinal)
+                    .limit(1)
+                ).scalar()
+                or ""
+            )
         out.append(change | {"title": doc.title if doc else change["path"], "url": doc.url if doc else None, "anchor": anchor})
     return out
 

@@ -7,14 +7,13 @@ from collections.abc import Callable
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from sqlalchemy.exc import SQLAlchemyError
 
 log = logging.getLogger(__name__)
 
 
 class People:
     """People's names, from users.info once each per process (the scope users:read); each one learned is handed to
-    `remember` (the log's people table)."""
+    `remember` (the log's people table, bot.logs.names, which never raises)."""
 
     def __init__(self, remember: Callable[[str, str], None] | None = None) -> None:
         self._names: dict[str, str | None] = {}
@@ -36,10 +35,7 @@ class People:
             found = profile.get("display_name") or profile.get("real_name") or None
             self._names[user] = found
             if found and self._remember is not None:
-                try:
-                    self._remember(user, found)
-                except SQLAlchemyError as e:  # a name is a nicety: never a failed answer
-                    log.info("could not keep the name of %s: %s", user, type(e).__name__)
+                self._remember(user, found)
         return self._names[user]
 
     def name(self, client: WebClient, user: str | None) -> str:

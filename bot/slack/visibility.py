@@ -13,7 +13,6 @@ from typing import Literal
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from sqlalchemy.exc import SQLAlchemyError
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +23,7 @@ KEEP_S = 3600.0  # a channel can be made private or renamed: ask again after thi
 
 class ChannelVisibility:
     """A cache of what conversations.info said, shared by the answer workers; each channel name learned is handed
-    to `remember` (the log's channels table)."""
+    to `remember` (the log's channels table, bot.logs.names, which never raises)."""
 
     def __init__(self, remember: Callable[[str, str], None] | None = None) -> None:
         self._known: dict[str, tuple[Visibility | None, float]] = {}
@@ -55,8 +54,6 @@ class ChannelVisibility:
         except OSError as e:  # Slack away: ask again next time
             log.debug("conversations.info %s: %s", channel, e)
             return None
-        except SQLAlchemyError as e:  # a name is a nicety: never a failed answer
-            log.info("could not keep the name of %s: %s", channel, type(e).__name__)
         with self._lock:
             self._known[channel] = (seen, time.monotonic())
         return seen
