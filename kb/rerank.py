@@ -3,7 +3,8 @@
 The hybrid ranking (kb.ranking) reads words; the encoder (kb.encoder) reads sentences. The first
 RERANK_PAGES pages of the hybrid ranking are ordered again by reciprocal rank fusion (Cormack, Clarke
 and Buettcher, SIGIR 2009) of two page rankings: the hybrid's own, and the encoder's, where a page
-scores its best chunk's cosine with the query. The two weigh the same: alone, the encoder ordered the
+scores its best chunk's cosine with the query plus LEAD_WEIGHT times its lead's (its first chunk: the
+title and the opening lines, where a page says what it is about). The two weigh the same: alone, the encoder ordered the
 pages better than the hybrid on three real docs sets of bench/retrieval.py, and worse on a small folder
 where every page shares the subject (an earbuds help centre: "return my earbuds" put the returns page
 seventh); fused, each covers the other's misses, and doubling the encoder's weight lost the small folder's
@@ -30,6 +31,11 @@ RERANK_PAGES = 30
 ENCODER_POOL = 5
 PAGE_RRF_K = 5
 ENCODER_WEIGHT = 1.0
+# A page's lead says what the whole page is about; its best chunk may only mention the question's words on the way
+# to something else (a tutorial's one paragraph on tags, against the tag command's page). On bench/retrieval.py's
+# three real docs sets, page recall@5 went 32/40, 33/41, 30/40 -> 34/40, 37/41, 30/40 and MRR .62, .67, .71 ->
+# .66, .70, .70 with 0.3; every weight from 0.15 to 0.4 gave +2, +3 or +4, and 0 pages recall lost.
+LEAD_WEIGHT = 0.3
 LOAD_BATCH = 20_000
 SCAN_BLOCK = 16_384  # rows scored at once: the int8 codes widened block by block, not all at once
 POOL_MAX_ROWS = IVF_MIN_ROWS
@@ -39,8 +45,11 @@ class EncodedRows:
     """The encoder's vectors, row-aligned with one serving index: int8 codes and a scale per row, as stored
     (kb.embedding.pack), 39 MB at 100k chunks."""
 
-    def __init__(self, chunk_ids: np.ndarray, pages: np.ndarray, model: str, dim: int) -> None:
-        """chunk_ids: the index's chunk id per row, ascending (kb.serving.load_index reads them in id order)."""
+    def __init__(
+        self, chunk_ids: np.ndarray, pages: np.ndarray, model: str, dim: int, ordinals: np.ndarray | None = None
+    ) -> None:
+        """chunk_ids: the index's chunk id per row, ascending (kb.serving.load_index reads them in id order).
+        ordinals: each row's place in its page (default: the id order); a page's lead is its first."""
         self.chunk_ids = chunk_ids
         self.model = model
         self.dim = dim
@@ -52,6 +61,9 @@ class EncodedRows:
         self.pages = pages
         self._by_page = np.argsort(pages, kind="stable")
         self._page_of_sorted = pages[self._by_page]
+        by_place = np.lexsort((np.arange(len(pages)) if ordinals is None else ordinals, pages))
+        firsts = np.flatnonzero(np.r_[True, pages[by_place][1:] != pages[by_place][:-1]]) if len(pages) else by_place
+        self._lead = dict(zip(pages[by_place[firsts]].tolist(), by_place[firsts].tolist()))  # page -> its lead's row
         self._lock = threading.Lock()
 
     @property
@@ -60,7 +72,8 @@ class EncodedRows:
 
     @property
     def nbytes(self) -> int:
-        return self.codes.nbytes + self.scales.nbytes + self.have.nbytes + self._by_page.nbytes + self._page_of_sorted.nbytes
+        arrays = self.codes.nbytes + self.scales.nbytes + self.have.nbytes + self._by_page.nbytes + self._page_of_sorted.nbytes
+        return arrays + 64 * len(self._lead)  # a dict entry of two small ints, about
 
     def load_new(self, engine: Engine) -> int:
         """Read the vectors that landed since the last call; how many rows gained one."""
@@ -140,7 +153,9 @@ class EncodedRows:
             rows = self.rows_of(page)
             rows = rows[self.have[rows]]
             if len(rows):
-                best[page] = float(((self.codes[rows] @ query) * self.scales[rows]).max())
+                lead = self._lead[page]
+                about = float((self.codes[lead] @ query) * self.scales[lead]) if self.have[lead] else 0.0
+                best[page] = float(((self.codes[rows] @ query) * self.scales[rows]).max()) + LEAD_WEIGHT * about
         if not best:
             return pages, {}
         by_meaning = sorted(best, key=lambda p: -best[p])

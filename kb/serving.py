@@ -64,9 +64,10 @@ def load_index(
     lengths: list[int] = []
     blobs: list[bytes] = []
     pages: list[int] = []
+    ordinals: list[int] = []
     vectors: list[bytes | None] = []
     names: dict[str, int] = {}
-    columns = [chunks.c.id, chunks.c.collection, chunks.c.length, chunks.c.terms, chunks.c.document_id]
+    columns = [chunks.c.id, chunks.c.collection, chunks.c.length, chunks.c.terms, chunks.c.document_id, chunks.c.ordinal]
     if embedder is not None:
         columns += [chunks.c.embedding, chunks.c.embedding_model]
     with engine.connect() as conn:
@@ -83,10 +84,13 @@ def load_index(
                     lengths.append(row[2])
                     blobs.append(bytes(row[3]))
                     pages.append(row[4])
+                    ordinals.append(row[5])
                     if embedder is not None:
-                        vectors.append(bytes(row[5]) if row[5] is not None and row[6] == embedder.name else None)
+                        vectors.append(bytes(row[6]) if row[6] is not None and row[7] == embedder.name else None)
     bm25 = BM25Index.from_blobs(ids, codes, list(names), lengths, blobs, vocabulary, version=version, tokenizer=tokenizer)
     dense = DenseIndex(unpack_many(vectors, embedder.dim)) if embedder is not None else None
     page_ids = np.asarray(pages, dtype=np.int64)
-    encoded = EncodedRows(bm25.chunk_ids, page_ids, encoder.name, encoder.dim) if encoder is not None else None
+    encoded = None
+    if encoder is not None:
+        encoded = EncodedRows(bm25.chunk_ids, page_ids, encoder.name, encoder.dim, np.asarray(ordinals, dtype=np.int64))
     return ServingIndex(bm25, dense, page_ids, version, encoded)

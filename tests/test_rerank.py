@@ -76,6 +76,18 @@ def test_the_encoders_order_is_fused_with_the_hybrids_and_a_page_without_vectors
     assert order == [10, 20, 30, 40], "20 (hybrid 3rd, encoder 1st) overtakes 30 and ties 10, which keeps its place"
 
 
+def test_a_page_whose_lead_is_about_the_query_outranks_one_that_only_mentions_it_on_the_way():
+    pages = np.array([10, 10, 20, 20])  # document id per row
+    codes = [[0, 127], [127, 0], [0, 127], [127, 0]]  # each page holds one chunk right on the query
+    query = np.array([1.0, 0.0], dtype=np.float32)
+    by_place = EncodedRows(np.array([1, 2, 3, 4]), pages, "test", 2, ordinals=np.array([1, 0, 0, 1]))
+    by_id = EncodedRows(np.array([1, 2, 3, 4]), pages, "test", 2)
+    for rows in (by_place, by_id):
+        rows.codes[:], rows.scales[:], rows.have[:] = codes, 1 / 127, True
+    assert by_place.order([20, 10], query)[1] == {10: 1, 20: 2}, "page 10 opens with it (ordinal 0); 20 comes to it later"
+    assert by_id.order([20, 10], query)[1] == {20: 1, 10: 2}, "taken in id order, neither lead is on it: a tie"
+
+
 def test_sync_reports_the_vectors_and_encode_fills_in_what_is_missing(docs, db_url):
     synced = run_cli("sync", "--docs", str(docs), "--db", db_url, "--no-encode", "--json")
     assert synced.returncode == 0, synced.stderr
