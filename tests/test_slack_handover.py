@@ -5,6 +5,7 @@ from sqlalchemy import create_engine, select
 
 from bot.logs.models import handovers
 from bot.logs.overview import overview
+from bot.logs.team_answers import list_answers
 from bot.review.app import create_app
 from tests.conftest import run_cli
 from tests.fakes.slack import BOT_USER
@@ -199,7 +200,10 @@ def test_a_published_reply_is_indexed_and_answers_the_same_question_citing_the_p
     _, post = handed_over(fake_slack, bot)
     says(fake_slack, bot, "CSUPPORT", "Yes: students get 15% off with a university email address.", "U_BOB", post["ts"])
     db = ["--db", bot_env["DATABASE_URL"]]
-    [candidate] = fake_slack.wait_for(lambda: json.loads(run_cli("answers", "--json", *db).stdout))
+    engine = create_engine(bot_env["DATABASE_URL"])
+    fake_slack.wait_for(lambda: list_answers(engine, None))  # a read, not a process, each poll
+    engine.dispose()
+    [candidate] = json.loads(run_cli("answers", "--json", *db).stdout)
     assert candidate["state"] == "candidate" and candidate["answered_by_name"] == "Bob"
     assert candidate["question"] == UNCOVERED and "15% off" in candidate["reply"]
     assert candidate["permalink"].startswith("https://fake.slack.test/archives/CSUPPORT/")
