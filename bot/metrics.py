@@ -85,6 +85,9 @@ ABSTENTIONS = Counter(
 HEARTBEATS = Counter(
     "supportbot_heartbeats", "Renewals of this process's claims (a third of a lease apart): it is alive.", registry=REGISTRY
 )
+ANSWERS_IN_FLIGHT = Gauge(
+    "supportbot_answers_in_flight", "Answers this process is making now (a stop waits for them).", registry=REGISTRY
+)
 
 MAX_CHANNEL_LABELS = 50  # Prometheus keeps a series per label value: the channels beyond these share one
 _channels: set[str] = set()

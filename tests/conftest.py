@@ -16,7 +16,7 @@ import sys
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import pytest
@@ -62,12 +62,16 @@ def postgres_in_use(alone: bool) -> Iterator[None]:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "stops_postgres: stops the machine's PostgreSQL, so runs with no other test using it")
+    config.addinivalue_line(
+        "markers",
+        "shared_serve: needs only a bot serving the sample docs: its `bot` and `fake_slack` are the worker's shared ones",
+    )
 
 
 # The fixtures that sync the sample docs before their test: their database starts as a copy of one synced once per
 # worker, so their own sync finds every page unchanged instead of parsing and encoding it all again (about half a
 # second a test). The sync, its scan and its checks still run; only the work that gives the same result is shared.
-SYNCED_FIRST = {"bot_env", "runtime", "logged"}
+SYNCED_FIRST = {"bot_env", "runtime", "logged", "bot"}
 
 
 @pytest.fixture
@@ -207,12 +211,69 @@ def runtime(claude_settings):
 
 
 @pytest.fixture
-def fake_slack():
+def fake_slack(request):
+    """The fake Slack; for a test marked shared_serve, the worker's shared one, once its bot is idle, recordings
+    forgotten (each test's messages and threads are new to it: its evidence is its own)."""
+    if request.node.get_closest_marker("shared_serve"):
+        own = {"bot_env", "db_url", "docs", "engine", "start_bot"} & set(request.fixturenames)
+        if own:
+            raise pytest.UsageError(f"{request.node.name}: a shared serve has its own database and docs, not {sorted(own)}")
+        fake, bot = request.getfixturevalue("_shared_serve")
+        with postgres_in_use(alone=False) if ON_POSTGRES else nullcontext():
+            _until_idle(bot, fake)
+            fake.forget()
+            bot.turn_page()
+            yield fake
+            _until_idle(bot, fake)  # a test ends with its answers made, not half way through a post
+        return
     from tests.fakes.slack import FakeSlack
 
     fake = FakeSlack()
     yield fake
     fake.stop()
+
+
+def _until_idle(bot: BotProcess, fake) -> None:
+    """Ready, and no answer in flight (the bot's own /metrics)."""
+    import urllib.request
+
+    def idle() -> bool:
+        try:
+            with urllib.request.urlopen(bot.url.removesuffix("/slack/events") + "/metrics", timeout=10) as r:
+                lines = r.read().decode().splitlines()
+            with urllib.request.urlopen(bot.url.removesuffix("/slack/events") + "/readyz", timeout=10) as r:
+                ready = r.status == 200
+        except OSError:
+            return False
+        return ready and "supportbot_answers_in_flight 0.0" in lines
+
+    fake.wait_for(idle)
+
+
+@pytest.fixture(scope="session")
+def _shared_serve(tmp_path_factory, _synced_template):
+    """One `supportbot serve` per worker, with its own fake Slack and a copy of the synced sample docs' database,
+    for the tests that need only a running bot (about 3 s of start each, saved)."""
+    from tests.fakes.slack import FakeSlack
+
+    folder = tmp_path_factory.mktemp("shared-serve")
+    docs = folder / "docs"
+    shutil.copytree(SAMPLE_DOCS, docs)
+    fake = FakeSlack()
+    if ON_POSTGRES:
+        with postgres_in_use(alone=False):
+            database = postgres_database(_synced_template)
+            url = next(database)
+    else:
+        shutil.copyfile(_synced_template, folder / "shared.db")
+        url = f"sqlite:///{folder / 'shared.db'}"
+    bot = BotProcess(bot_environment(fake, url, docs), folder / "bot.log")
+    yield fake, bot
+    bot.end()
+    fake.stop()
+    if ON_POSTGRES:
+        with postgres_in_use(alone=False):
+            next(database, None)
 
 
 def free_port() -> int:
@@ -247,6 +308,7 @@ class BotProcess:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/slack/events"
         self.log_path = log_path
+        self.page = 0  # where log() starts reading
         mode = ["--http", "--host", "127.0.0.1", "--port", str(self.port)] if http else []
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "bot.cli", "serve", *mode, *args],
@@ -259,7 +321,15 @@ class BotProcess:
             wait_for_port(self.port, self.proc, self.log)
 
     def log(self) -> str:
-        return self.log_path.read_text() if self.log_path.exists() else ""
+        """What the process has written since it started, or since `turn_page` (a shared bot's next test)."""
+        if not self.log_path.exists():
+            return ""
+        with open(self.log_path, "rb") as f:
+            f.seek(self.page)
+            return f.read().decode(errors="replace")
+
+    def turn_page(self) -> None:
+        self.page = self.log_path.stat().st_size if self.log_path.exists() else 0
 
     def stop(self) -> None:
         """SIGTERM, as a container stop sends: it finishes the answers in flight, then exits."""
@@ -315,8 +385,11 @@ def start_bot(tmp_path):
 
 
 @pytest.fixture
-def bot(start_bot, bot_env):
-    return start_bot(bot_env)
+def bot(request, fake_slack):
+    """`supportbot serve` on a synced database of its own; marked shared_serve, the worker's shared one."""
+    if request.node.get_closest_marker("shared_serve"):
+        return request.getfixturevalue("_shared_serve")[1]
+    return request.getfixturevalue("start_bot")(request.getfixturevalue("bot_env"))
 
 
 @pytest.fixture

@@ -36,6 +36,7 @@ def ready(bot: BotProcess, fake_slack) -> str:
     return body
 
 
+@pytest.mark.shared_serve
 def test_healthz_answers_while_the_process_is_alive(bot):
     assert get(base(bot) + "/healthz") == (200, "ok\n")
 

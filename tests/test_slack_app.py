@@ -24,6 +24,7 @@ def all_text(message):
     return json.dumps(message["blocks"]) + message["text"]
 
 
+@pytest.mark.shared_serve
 def test_a_mention_is_answered_in_its_thread_with_numbered_links(fake_slack, bot):
     msg = mention(fake_slack, bot, "How much is express delivery?")
     [reply] = answers(fake_slack, msg)
@@ -75,6 +76,7 @@ def test_the_review_page_names_the_channel_as_slack_does_and_a_dm_as_a_dm(fake_s
     assert 'title="C_GENERAL">#help-desk</td>' in listing
 
 
+@pytest.mark.shared_serve
 def test_the_loading_status_names_each_search_while_it_runs(fake_slack, bot):
     msg = mention(fake_slack, bot, "How much is express <delivery>?")
     answers(fake_slack, msg)
@@ -82,6 +84,7 @@ def test_the_loading_status_names_each_search_while_it_runs(fake_slack, bot):
     assert "is searching the docs for “How much is express &lt;delivery&gt;?”…" in statuses
 
 
+@pytest.mark.shared_serve
 def test_a_direct_message_is_answered_in_thread(fake_slack, bot):
     msg = fake_slack.user_says("D_ALICE", "Can I go swimming with my earbuds?")
     fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
@@ -89,6 +92,7 @@ def test_a_direct_message_is_answered_in_thread(fake_slack, bot):
     assert reply["thread_ts"] == msg["ts"] and "swimming" in reply["text"]
 
 
+@pytest.mark.shared_serve
 def test_a_new_direct_message_conversation_is_titled_by_its_question(fake_slack, bot):
     msg = fake_slack.user_says("D_ALICE", "Can I go swimming with my earbuds?")
     fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
@@ -96,6 +100,7 @@ def test_a_new_direct_message_conversation_is_titled_by_its_question(fake_slack,
     assert fake_slack.titles == {("D_ALICE", msg["ts"]): "Can I go swimming with my earbuds?"}
 
 
+@pytest.mark.shared_serve
 def test_a_follow_up_in_the_thread_uses_its_history(fake_slack, bot):
     first = mention(fake_slack, bot, "Tell me about the Pods Pro earbuds")
     answers(fake_slack, first)
@@ -108,6 +113,7 @@ def test_a_follow_up_in_the_thread_uses_its_history(fake_slack, bot):
     assert follow["thread_ts"] == first["ts"]
 
 
+@pytest.mark.shared_serve
 def test_retries_and_the_mention_twins_get_one_answer(fake_slack, bot):
     msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
     app_mention, message = fake_slack.events_for(msg)
@@ -125,6 +131,7 @@ def test_retries_and_the_mention_twins_get_one_answer(fake_slack, bot):
     assert len(fake_slack.replies("C_GENERAL", msg["ts"])) == 1
 
 
+@pytest.mark.shared_serve
 def test_own_and_other_bots_messages_are_ignored(fake_slack, bot):
     own = fake_slack.user_says("D_ALICE", "How much is express delivery?", user=BOT_USER, bot_id="BBOT")
     other = fake_slack.user_says("D_ALICE", "How much is express delivery?", user="U_OTHERBOT", bot_id="B_OTHER")
@@ -139,6 +146,7 @@ def test_own_and_other_bots_messages_are_ignored(fake_slack, bot):
     assert [c.params["thread_ts"] for c in fake_slack.called("chat.postMessage")] == [probe["ts"]]
 
 
+@pytest.mark.shared_serve
 def test_a_rate_limited_post_is_retried(fake_slack, bot):
     fake_slack.fail("chat.postMessage", Fault(status=429, retry_after=1))
     msg = mention(fake_slack, bot, "How much is express delivery?")
@@ -282,6 +290,7 @@ def test_a_reason_for_someone_elses_vote_is_not_kept(fake_slack, bot_env, bot):
     assert votes(bot_env)[0]["reason"] is None
 
 
+@pytest.mark.shared_serve
 def test_a_bad_signature_is_rejected(fake_slack, bot):
     msg = fake_slack.user_says("D_ALICE", "How much is express delivery?")
     envelope = fake_slack.events_for(msg)[0]
@@ -343,6 +352,7 @@ def test_replies_in_threads_the_bot_never_answered_get_nothing(fake_slack, bot_e
     assert fake_slack.ephemerals == [] and fake_slack.replies("C_GENERAL", root["ts"]) == []
 
 
+@pytest.mark.shared_serve
 def test_the_url_verification_challenge_is_answered(fake_slack, bot):
     import urllib.request
 
@@ -355,6 +365,7 @@ def test_the_url_verification_challenge_is_answered(fake_slack, bot):
         assert json.loads(response.read()) == {"challenge": "c-123"}
 
 
+@pytest.mark.shared_serve
 def test_junk_bodies_get_a_client_error_and_no_traceback(fake_slack, bot):
     for body, content_type in [
         (b"\xff\xfe{not json", "application/json"),
@@ -367,6 +378,7 @@ def test_junk_bodies_get_a_client_error_and_no_traceback(fake_slack, bot):
     assert "Traceback" not in bot.log()
 
 
+@pytest.mark.shared_serve
 @pytest.mark.parametrize("event", ["a string", [1, 2], None])
 def test_a_signed_event_callback_whose_event_is_not_an_object_is_a_client_error(fake_slack, bot, event):
     envelope = fake_slack.envelope({"type": "app_mention"}) | {"event": event}
@@ -374,6 +386,7 @@ def test_a_signed_event_callback_whose_event_is_not_an_object_is_a_client_error(
     assert "Traceback" not in bot.log()
 
 
+@pytest.mark.shared_serve
 def test_a_huge_body_is_refused_from_its_length_before_it_is_read(bot):
     import socket
     import time

@@ -1,5 +1,7 @@
 """/ask answers privately; "Share in channel" posts that answer for everyone, once, and only for its asker."""
 
+import pytest
+
 from tests.fakes.slack import Fault
 from tests.test_slack_app import votes
 
@@ -23,6 +25,7 @@ def posted_in_channel(fake):
     return [m for (c, _), m in fake.messages.items() if c == "C_GENERAL" and m.get("bot_id")]
 
 
+@pytest.mark.shared_serve
 def test_ask_answers_only_the_asker_with_a_share_button(fake_slack, bot):
     acked, response_id = ask(fake_slack, bot)
     assert acked["response_type"] == "ephemeral" and "Searching the docs" in acked["text"]
@@ -32,6 +35,7 @@ def test_ask_answers_only_the_asker_with_a_share_button(fake_slack, bot):
     assert posted_in_channel(fake_slack) == []
 
 
+@pytest.mark.shared_serve
 def test_the_private_answer_takes_the_place_of_the_searching_note(fake_slack, bot):
     _, response_id = ask(fake_slack, bot)
     answer = private_answer(fake_slack, response_id)
@@ -50,11 +54,13 @@ def test_a_private_answer_takes_feedback_and_thanks_its_asker_privately(fake_sla
     assert (row["value"], row["user_id"]) == ("up", "U1")
 
 
+@pytest.mark.shared_serve
 def test_an_empty_ask_gets_how_to_use_it(fake_slack, bot):
     acked, response_id = ask(fake_slack, bot, text="   ")
     assert acked["text"].startswith("Ask me a question") and fake_slack.responses[response_id] == []
 
 
+@pytest.mark.shared_serve
 def test_sharing_posts_the_answer_in_channel_once_and_removes_the_private_copy(fake_slack, bot):
     _, response_id = ask(fake_slack, bot)
     answer = private_answer(fake_slack, response_id)
@@ -67,6 +73,7 @@ def test_sharing_posts_the_answer_in_channel_once_and_removes_the_private_copy(f
     assert len(posted_in_channel(fake_slack)) == 1
 
 
+@pytest.mark.shared_serve
 def test_only_the_asker_can_share_their_answer(fake_slack, bot):
     _, response_id = ask(fake_slack, bot)
     answer = private_answer(fake_slack, response_id)
@@ -75,6 +82,7 @@ def test_only_the_asker_can_share_their_answer(fake_slack, bot):
     assert posted_in_channel(fake_slack) == []
 
 
+@pytest.mark.shared_serve
 def test_a_share_slack_refuses_says_why_and_can_be_tried_again(fake_slack, bot):
     _, response_id = ask(fake_slack, bot)
     answer = private_answer(fake_slack, response_id)

@@ -92,6 +92,7 @@ def test_sigterm_finishes_the_answer_in_flight_refuses_new_events_and_exits_clea
     bot = start_bot(slow_model_env(bot_env, fake_anthropic, delay_s=1.5))
     msg, _ = mention(fake_slack, bot, "How much is express delivery?")
     wait_until(lambda: open_claim(bot_env["DATABASE_URL"], msg))
+    assert wait_until(lambda: metric(bot, "supportbot_answers_in_flight") == 1), "the answer being made shows in /metrics"
     bot.proc.send_signal(signal.SIGTERM)
     wait_until(lambda: "stopping: no new questions" in bot.log())
     _, late = mention(fake_slack, bot, "How long is the warranty?")

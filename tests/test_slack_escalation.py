@@ -1,5 +1,6 @@
 """'Ask a person': a click hands the question to the support channel once, tells the asker, and is logged."""
 
+import pytest
 from sqlalchemy import create_engine, select
 
 from bot.logs.models import questions
@@ -34,6 +35,7 @@ def buttons(message) -> list[str]:
     return [e["action_id"] for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]]
 
 
+@pytest.mark.shared_serve
 def test_without_an_escalation_channel_there_is_no_button(fake_slack, bot):
     _, reply = answered(fake_slack, bot)
     assert "escalate" not in buttons(reply)

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from bot.metrics import ANSWERS_IN_FLIGHT
 from bot.runtime import Runtime
 from bot.slack.access import Access
 from bot.slack.claims import Job
@@ -17,7 +18,7 @@ from bot.slack.visibility import ChannelVisibility
 
 
 class InFlight:
-    """How many answers are being made right now, so a stopping process can wait for them."""
+    """How many answers are being made right now, so a stopping process can wait for them (and /metrics shows it)."""
 
     def __init__(self) -> None:
         self._count = 0
@@ -27,11 +28,13 @@ class InFlight:
     def track(self):
         with self._idle:
             self._count += 1
+            ANSWERS_IN_FLIGHT.inc()
         try:
             yield
         finally:
             with self._idle:
                 self._count -= 1
+                ANSWERS_IN_FLIGHT.dec()
                 self._idle.notify_all()
 
     def wait_idle(self, timeout: float) -> bool:

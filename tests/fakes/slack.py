@@ -111,6 +111,16 @@ class FakeSlack:
         self.server.shutdown()
         self.server.server_close()
 
+    def forget(self) -> None:
+        """Everything recorded and every setting back to new, for the next test of a shared bot; the counters go on,
+        so each test's messages have timestamps (and threads) no earlier test had."""
+        with self._lock:
+            for recorded in (self.calls, self.messages, self.ephemerals, self.people, self.channel_names, self.views,
+                             self.homes, self.responses, self.shown, self.prompts, self.titles, self.reactions,
+                             self.private_channels, self.faults):  # fmt: skip
+                recorded.clear()
+            self.bot_name = "supportbot"
+
     # -- the Web API --------------------------------------------------------------------------
 
     def fail(self, method: str, *faults: Fault) -> None:
