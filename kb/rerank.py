@@ -33,8 +33,9 @@ PAGE_RRF_K = 5
 ENCODER_WEIGHT = 1.0
 # A page's lead says what the whole page is about; its best chunk may only mention the question's words on the way
 # to something else (a tutorial's one paragraph on tags, against the tag command's page). On bench/retrieval.py's
-# three real docs sets, page recall@5 went 32/40, 33/41, 30/40 -> 34/40, 37/41, 30/40 and MRR .62, .67, .71 ->
-# .66, .70, .70 with 0.3; every weight from 0.15 to 0.4 gave +2, +3 or +4, and 0 pages recall lost.
+# three real docs sets (Git, npm, GIMP), page recall@5 went 32/40, 33/41, 30/40 -> 34/40, 37/41, 30/40 and MRR .61,
+# .66, .71 -> .66, .68, .70 with 0.3; replayed offline, every weight from 0.15 to 0.4 gave recall +1 to +2 on Git,
+# +2 to +4 on npm and -1 to 0 on GIMP: 0.3 is the middle of that plateau, not a fit to one question.
 LEAD_WEIGHT = 0.3
 LOAD_BATCH = 20_000
 SCAN_BLOCK = 16_384  # rows scored at once: the int8 codes widened block by block, not all at once
@@ -73,7 +74,7 @@ class EncodedRows:
     @property
     def nbytes(self) -> int:
         arrays = self.codes.nbytes + self.scales.nbytes + self.have.nbytes + self._by_page.nbytes + self._page_of_sorted.nbytes
-        return arrays + 64 * len(self._lead)  # a dict entry of two small ints, about
+        return arrays + 100 * len(self._lead)  # a dict entry of two ints, about
 
     def load_new(self, engine: Engine) -> int:
         """Read the vectors that landed since the last call; how many rows gained one."""
