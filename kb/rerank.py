@@ -62,9 +62,7 @@ class EncodedRows:
         self.pages = pages
         self._by_page = np.argsort(pages, kind="stable")
         self._page_of_sorted = pages[self._by_page]
-        by_place = np.lexsort((np.arange(len(pages)) if ordinals is None else ordinals, pages))
-        firsts = np.flatnonzero(np.r_[True, pages[by_place][1:] != pages[by_place][:-1]]) if len(pages) else by_place
-        self._lead = dict(zip(pages[by_place[firsts]].tolist(), by_place[firsts].tolist()))  # page -> its lead's row
+        self.ordinals = np.arange(len(pages)) if ordinals is None else ordinals
         self._lock = threading.Lock()
 
     @property
@@ -73,8 +71,8 @@ class EncodedRows:
 
     @property
     def nbytes(self) -> int:
-        arrays = self.codes.nbytes + self.scales.nbytes + self.have.nbytes + self._by_page.nbytes + self._page_of_sorted.nbytes
-        return arrays + 100 * len(self._lead)  # a dict entry of two ints, about
+        arrays = (self.codes, self.scales, self.have, self.ordinals, self._by_page, self._page_of_sorted)
+        return sum(a.nbytes for a in arrays)
 
     def load_new(self, engine: Engine) -> int:
         """Read the vectors that landed since the last call; how many rows gained one."""
@@ -152,11 +150,11 @@ class EncodedRows:
         best: dict[int, float] = {}
         for page in pages:
             rows = self.rows_of(page)
-            rows = rows[self.have[rows]]
-            if len(rows):
-                lead = self._lead[page]
+            encoded = rows[self.have[rows]]
+            if len(encoded):
+                lead = rows[np.argmin(self.ordinals[rows])]
                 about = float((self.codes[lead] @ query) * self.scales[lead]) if self.have[lead] else 0.0
-                best[page] = float(((self.codes[rows] @ query) * self.scales[rows]).max()) + LEAD_WEIGHT * about
+                best[page] = float(((self.codes[encoded] @ query) * self.scales[encoded]).max()) + LEAD_WEIGHT * about
         if not best:
             return pages, {}
         by_meaning = sorted(best, key=lambda p: -best[p])
