@@ -234,18 +234,14 @@ def fake_slack(request):
 
 
 def _until_idle(bot: BotProcess, fake) -> None:
-    """Ready, and no answer in flight (the bot's own /metrics)."""
-    import urllib.request
+    """Ready, and no answer in flight (the bot's own /readyz and /metrics)."""
 
     def idle() -> bool:
         try:
-            with urllib.request.urlopen(bot.url.removesuffix("/slack/events") + "/metrics", timeout=10) as r:
-                lines = r.read().decode().splitlines()
-            with urllib.request.urlopen(bot.url.removesuffix("/slack/events") + "/readyz", timeout=10) as r:
-                ready = r.status == 200
+            in_flight = samples(get(base(bot) + "/metrics")[1]).get(("supportbot_answers_in_flight", ()))
+            return get(base(bot) + "/readyz")[0] == 200 and in_flight == 0  # a missing gauge is not idle
         except OSError:
             return False
-        return ready and "supportbot_answers_in_flight 0.0" in lines
 
     fake.wait_for(idle)
 
@@ -274,6 +270,36 @@ def _shared_serve(tmp_path_factory, _synced_template):
     if ON_POSTGRES:
         with postgres_in_use(alone=False):
             next(database, None)
+
+
+def get(url: str) -> tuple[int, str]:
+    """(status, body) of a GET, an error status included."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def base(bot: BotProcess) -> str:
+    return bot.url.removesuffix("/slack/events")
+
+
+def samples(text: str) -> dict[tuple[str, tuple], float]:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def metric(bot, name: str, **labels) -> float:
+    return samples(get(base(bot) + "/metrics")[1]).get((name, tuple(sorted(labels.items()))), 0)
 
 
 def free_port() -> int:

@@ -6,9 +6,8 @@ from sqlalchemy import select
 from bench.corpus import write_docs
 from bot.database import open_database
 from bot.logs.models import questions
-from tests.conftest import bot_environment
+from tests.conftest import base, bot_environment, get
 from tests.fakes.slack import BOT_USER
-from tests.test_health import base, get
 
 
 def fresh_env(fake_slack, db_url, docs) -> dict:

@@ -1,34 +1,11 @@
 """An operator's view of a running bot: alive, ready (or why not), its metrics in Prometheus' format, its log as JSON."""
 
 import re
-import urllib.error
-import urllib.request
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
-from tests.conftest import ON_POSTGRES, BotProcess, free_port, run_cli, wait_for_port
+from tests.conftest import ON_POSTGRES, BotProcess, base, free_port, get, metric, run_cli, samples, wait_for_port
 from tests.fakes.slack import BOT_USER
-
-
-def get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-
-def base(bot: BotProcess) -> str:
-    return bot.url.removesuffix("/slack/events")
-
-
-def samples(text: str) -> dict[tuple[str, tuple], float]:
-    return {
-        (s.name, tuple(sorted(s.labels.items()))): s.value
-        for family in text_string_to_metric_families(text)
-        for s in family.samples
-    }
 
 
 def ready(bot: BotProcess, fake_slack) -> str:
@@ -190,10 +167,6 @@ def test_channel_labels_are_bounded():
     labels = {channel_label(f"CBOUND{i}") for i in range(MAX_CHANNEL_LABELS * 2)}
     assert len(labels) <= MAX_CHANNEL_LABELS + 1 and "other" in labels
     assert channel_label("D123") == "dm" and channel_label(None) == "none"
-
-
-def metric(bot, name: str, **labels) -> float:
-    return samples(get(base(bot) + "/metrics")[1]).get((name, tuple(sorted(labels.items()))), 0)
 
 
 def test_an_idle_bot_writes_nothing_while_its_heartbeat_beats(start_bot, bot_env, fake_slack):

@@ -20,10 +20,9 @@ from bot.slack.answering import LOST, TROUBLE, recover
 from bot.slack.claims import Job, claims
 from bot.slack.context import Slack
 from kb.clock import now
-from tests.conftest import ON_POSTGRES, settings_for_claude
+from tests.conftest import ON_POSTGRES, metric, settings_for_claude
 from tests.fakes.anthropic import auto_agent
 from tests.fakes.slack import BOT_USER
-from tests.test_health import metric
 
 
 def claude_runtime(db_url, docs, fake_anthropic) -> Runtime:
