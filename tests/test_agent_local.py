@@ -4,9 +4,13 @@ import json
 
 import pytest
 
+from bot.agent.evidence import Ledger, Passage
 from bot.agent.local import INTRO
+from bot.agent.meaning import contested
 from bot.runtime import Runtime
 from bot.settings import SAMPLE_EVAL, load_settings
+from kb.encoder import RELATED
+from kb.hits import Hit
 from tests.conftest import run_cli
 
 
@@ -337,3 +341,34 @@ def test_answering_without_a_key_never_loads_the_anthropic_sdk(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def ranked_passages(*pages: tuple[str, int | None, int | None, int | None, float | None]) -> list:
+    """Passages as the first search showed them, in its fused order: (path, bm25 rank, dense rank, meaning rank,
+    cosine) each."""
+    ledger = Ledger()
+    for n, (path, bm25, dense, meant, cosine) in enumerate(pages):
+        ledger.add(Hit(n, path, "help", path, path, None, 1.0, bm25, dense, meant, cosine))
+    return ledger.passages
+
+
+def test_the_second_page_is_contested_when_one_ranking_put_it_first():
+    first = ranked_passages(("a.md", 1, 3, 2, 0.6), ("b.md", 2, 5, 1, 0.6))  # the encoder preferred b
+    assert contested(first) == "b.md"
+
+
+def test_the_second_page_is_not_contested_when_every_ranking_agrees_with_the_fused_order():
+    first = ranked_passages(("a.md", 1, 1, 1, 0.6), ("a.md", 4, None, 1, 0.5), ("b.md", 2, 3, 2, 0.6))
+    assert contested(first) is None
+
+
+def test_a_page_far_from_the_question_in_meaning_is_never_the_contested_one():
+    far, near = ("b.md", 1, 1, 1, RELATED - 0.1), ("c.md", 3, 2, 3, 0.6)
+    assert contested(ranked_passages(("a.md", 2, 3, 2, 0.6), far, near)) == "c.md"
+
+
+def test_an_answer_quotes_both_pages_when_the_rankings_disagree_on_which_answers(rt):
+    a = ask(rt, "How do I check that a webhook really came from Auralis?")
+    pages = list(dict.fromkeys(h.path for h in a.searches[0].hits))
+    assert contested([Passage(n, "", h) for n, h in enumerate(a.searches[0].hits)]) == pages[1]  # the case at hand
+    assert a.status == "answered" and {pages[0], pages[1]} <= {s.path for s in a.sources}

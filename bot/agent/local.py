@@ -2,13 +2,12 @@
 
 It knows nothing about particular documents, only a method:
 1. search with the question (plus the previous question's words, for a short follow-up);
-2. while the evidence is thin and searches bring something new, search again in the
-   documentation's own vocabulary, taken from the passages already read (pseudo-relevance
-   feedback);
-3. answer extractively: quote the few lines that best cover the question, each cited, or
-   abstain when no line covers enough of it. The page the first search ranked first (BM25 and
-   meaning, fused) always gets its best line in, since line scoring matches words only.
-   Lines that speak to an assistant are never quoted.
+2. while the evidence is thin and searches bring something new, search again in the documentation's own
+   vocabulary, taken from the passages already read (pseudo-relevance feedback);
+3. answer extractively: quote the few lines that best cover the question, each cited, or abstain when no line
+   covers enough of it. The page the first search ranked first (BM25 and meaning, fused) always gets its best
+   line in, since line scoring matches words only, and so does the second when a ranking put it above the first
+   (bot.agent.meaning.contested). Lines that speak to an assistant are never quoted.
 Arithmetic questions go to the calculator.
 """
 
@@ -296,9 +295,9 @@ class LocalAnswerer:
                 break
             if self._adds_something(chosen, cand):
                 chosen.append(cand)
-        lead = self._lead()
-        if lead is not None and all(lead.passage.hit.path != c.passage.hit.path for c in chosen):
-            chosen = [*chosen[: MAX_LINES - 1], lead]
+        for n, lead in enumerate(self._leads()):  # the first page's line takes the last place; the second's is one more
+            if all(lead.passage.hit.path != c.passage.hit.path for c in chosen):
+                chosen = [*chosen[: MAX_LINES - 1 + n], lead]
         for _, p, i in list(chosen):  # a line that points elsewhere for the rest: quote the page it points to
             for cand in self._followed(p, i):
                 if len(chosen) < MAX_LINES and all(cand[1:] != c[1:] for c in chosen):
@@ -329,11 +328,13 @@ class LocalAnswerer:
             return None
         return meaning.close_by_rank(self.toolbox.ledger.passages[: self.first_search], self.index.size)
 
-    def _lead(self):
-        """The best line of the page the first search ranked first (the hybrid ranking's choice), when it holds a
-        word of the question: line scoring is lexical, and a page found by meaning would otherwise go unquoted."""
-        passages = self.toolbox.ledger.passages
-        return self._best_line(passages[0].hit.path, set(self.stems.values())) if passages else None
+    def _leads(self) -> list[Candidate]:
+        """The best line of the page the first search ranked first (the fused ranking's choice), and of the second
+        when a ranking put it above the first (meaning.contested), each holding a word of the question: line scoring
+        is lexical, and a page found by meaning would otherwise go unquoted."""
+        first = self.toolbox.ledger.passages[: self.first_search]
+        paths = [first[0].hit.path, meaning.contested(first)] if first else []
+        return [line for path in paths if path and (line := self._best_line(path, set(self.stems.values())))]
 
     def _excerpt(self, text: str) -> str:
         wanted = set(self.stems.values())

@@ -22,6 +22,7 @@ MEANING_SHARE, MEANING_FLOOR = 0.02, 10
 # RELATED nothing found is about the question; below CLOSE a question whose subject the docs never use is not
 # answered (kb.encoder says how they were measured).
 MEANING_PAGES = 3  # the lines judged are those of the first search's best pages
+RANKINGS = ("bm25_rank", "dense_rank", "meaning_rank")  # the rankings kb.search fuses, as each hit records them
 
 
 class Meaning(NamedTuple):
@@ -56,3 +57,19 @@ def close_by_rank(first: Sequence[Passage], docs_chunks: int) -> set[str]:
     """Without the encoder: the pages of the first search whose chunk ranks near the top by dense similarity."""
     cutoff = max(MEANING_FLOOR, MEANING_SHARE * docs_chunks)
     return {p.hit.path for p in first if p.hit.dense_rank is not None and p.hit.dense_rank <= cutoff}
+
+
+def contested(first: Sequence[Passage]) -> str | None:
+    """The second page of the first search among those close to the question in meaning, when one of the rankings
+    the search fused put it ahead of the first: the rankings disagree on which page answers. When the right page
+    was second, an answer quoting only the first was wrong four times in five (bench/retrieval.py, three real
+    docs sets)."""
+    pages = list(dict.fromkeys(p.hit.path for p in first if p.hit.cosine is None or p.hit.cosine >= RELATED))
+    if len(pages) < 2:
+        return None
+
+    def place(path: str, ranking: str) -> float:
+        ranks = [getattr(p.hit, ranking) for p in first if p.hit.path == path]
+        return min((r for r in ranks if r is not None), default=float("inf"))
+
+    return pages[1] if any(place(pages[1], r) < place(pages[0], r) for r in RANKINGS) else None
