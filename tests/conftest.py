@@ -71,7 +71,7 @@ def pytest_configure(config):
 # The fixtures that sync the sample docs before their test: their database starts as a copy of one synced once per
 # worker, so their own sync finds every page unchanged instead of parsing and encoding it all again (about half a
 # second a test). The sync, its scan and its checks still run; only the work that gives the same result is shared.
-SYNCED_FIRST = {"bot_env", "runtime", "logged", "bot"}
+SYNCED_FIRST = {"bot_env", "runtime", "logged", "bot", "rt", "searcher", "synced"}
 
 
 @pytest.fixture
