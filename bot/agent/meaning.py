@@ -62,7 +62,7 @@ def close_by_rank(first: Sequence[Passage], docs_chunks: int) -> set[str]:
 def contested(first: Sequence[Passage]) -> str | None:
     """The second page of the first search among those close to the question in meaning, when one of the rankings
     the search fused put it ahead of the first: the rankings disagree on which page answers. When the right page
-    was second, an answer quoting only the first was wrong four times in five (bench/retrieval.py, three real
+    was second to fifth, an answer quoting only the first was right 9 times in 36 (bench/retrieval.py, three real
     docs sets)."""
     pages = list(dict.fromkeys(p.hit.path for p in first if p.hit.cosine is None or p.hit.cosine >= RELATED))
     if len(pages) < 2:
