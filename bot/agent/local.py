@@ -36,7 +36,6 @@ from bot.agent.numbers import arithmetic_in, asks_for_a_number, asks_how_much, h
 from bot.agent.tools import CALCULATOR, SEARCH_DOCS, Toolbox, ToolCall, ToolResult
 from bot.agent.types import Segment
 from kb.coverage import docs_weights
-from kb.encoder import RELATED
 from kb.tokens import plural_stem
 
 INTRO = "From the docs (an extractive answer: the lines below are quoted as written):\n"
@@ -279,8 +278,7 @@ class LocalAnswerer:
             return Draft([], note=far)
         coverage = self._best_coverage()
         strong = any(  # the search's evidence rule weighs the docs' own rarity: either test will do, if meaning agrees
-            p.hit.strength == "strong" and (p.hit.cosine is None or p.hit.cosine >= RELATED)
-            for p in self.toolbox.ledger.passages[: self.first_search]
+            p.hit.strength == "strong" and meaning.not_far(p) for p in self.toolbox.ledger.passages[: self.first_search]
         )
         if coverage < ENOUGH and not strong:
             return Draft(

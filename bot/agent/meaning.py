@@ -59,12 +59,18 @@ def close_by_rank(first: Sequence[Passage], docs_chunks: int) -> set[str]:
     return {p.hit.path for p in first if p.hit.dense_rank is not None and p.hit.dense_rank <= cutoff}
 
 
+def not_far(p: Passage) -> bool:
+    """Not known to be far from its search's query in meaning: the encoder's cosine is at least RELATED, or the
+    chunk has no vector yet."""
+    return p.hit.cosine is None or p.hit.cosine >= RELATED
+
+
 def contested(first: Sequence[Passage]) -> str | None:
     """The second page of the first search among those close to the question in meaning, when one of the rankings
     the search fused put it ahead of the first: the rankings disagree on which page answers. When the right page
     was second to fifth, an answer quoting only the first was right 9 times in 36 (bench/retrieval.py, three real
     docs sets)."""
-    pages = list(dict.fromkeys(p.hit.path for p in first if p.hit.cosine is None or p.hit.cosine >= RELATED))
+    pages = list(dict.fromkeys(p.hit.path for p in first if not_far(p)))
     if len(pages) < 2:
         return None
 
