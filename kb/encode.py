@@ -61,14 +61,15 @@ def encode_missing(
     progress: Callable[[int, int], None] | None = None,
 ) -> EncodeReport:
     """Encode every chunk that has no vector from this encoder, in chunk order, until done or `seconds` have
-    passed (the batch under way is finished first). progress(done, total) after each batch."""
+    passed (the batch under way is finished first). A pass writes at least one batch, however short its time or
+    slow the database: each scheduled pass moves the fill-in on. progress(done, total) after each batch."""
     started = time.monotonic()
     with engine.begin() as conn:  # vectors of another model never rank against this one's
         conn.execute(delete(encodings).where(encodings.c.model != encoder.name))
     with engine.connect() as conn:
         done, total = encoding_progress(conn, encoder.name)
     encoded, after, conflicts = 0, 0, 0
-    while done < total and (seconds is None or time.monotonic() - started < seconds):
+    while done < total and (seconds is None or not encoded or time.monotonic() - started < seconds):
         rows = _missing(engine, encoder.name, after, batch)
         if not rows:
             break

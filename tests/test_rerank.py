@@ -53,7 +53,7 @@ def test_the_index_serves_before_the_vectors_and_search_uses_them_as_they_land(e
 
 def test_encoding_is_incremental_and_a_pass_stopped_at_its_deadline_keeps_its_work(engine, docs):
     sync(engine, docs)
-    first = encode_missing(engine, default_encoder(), batch=8, seconds=0.01)  # one batch, then the deadline
+    first = encode_missing(engine, default_encoder(), batch=8, seconds=0)  # past its deadline: still one batch
     assert first.encoded == 8 and first.left == first.total - 8
     rest = encode_missing(engine, default_encoder())
     assert rest.encoded == first.left and rest.left == 0
