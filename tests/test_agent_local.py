@@ -5,10 +5,12 @@ import json
 import pytest
 
 from bot.agent.evidence import Ledger, Passage
+from bot.agent.lines import Candidate, introduced
 from bot.agent.local import INTRO
 from bot.agent.meaning import contested
 from bot.runtime import Runtime
 from bot.settings import SAMPLE_EVAL, load_settings
+from kb.documents import Line
 from kb.encoder import RELATED
 from kb.hits import Hit
 from tests.conftest import run_cli
@@ -372,3 +374,32 @@ def test_an_answer_quotes_both_pages_when_the_rankings_disagree_on_which_answers
     pages = list(dict.fromkeys(h.path for h in a.searches[0].hits))
     assert contested([Passage(n, "", h) for n, h in enumerate(a.searches[0].hits)]) == pages[1]  # the case at hand
     assert a.status == "answered" and {pages[0], pages[1]} <= {s.path for s in a.sources}
+
+
+def passage_of(*lines: str) -> Passage:
+    return Passage(0, "", Hit(0, "a.md", "help", "A", "A", None, 1.0, lines=tuple(Line(n, t) for n, t in enumerate(lines))))
+
+
+def test_a_line_that_introduces_a_code_block_is_quoted_with_the_code_without_its_fences():
+    p = passage_of("Generate it without having it ask any questions:", "```bash", "$ npm init -y", "```", "Then edit it.")
+    assert [c.text for c in introduced([Candidate(1.0, p, 0)])] == [p.blocks[0], "$ npm init -y"]
+
+
+@pytest.mark.parametrize(
+    "follows, taken",
+    [
+        (["$ git bisect start", "$ git bisect bad", "Git then checks out a commit."], 2),  # shell commands
+        (["- Settings", "- Privacy", "- Delete account", "- Confirm", "Done."], 3),  # a list, up to three items
+        (["o---o---* topic", "/", "o---o master"], 0),  # a drawing
+        (["Figure 3.1. The dialog", "Report a bug"], 0),  # prose: a caption, the page's footer
+    ],
+)
+def test_only_commands_code_and_lists_are_taken_after_an_introducing_line(follows, taken):
+    p = passage_of("Do it like this:", *follows)
+    assert [c.text for c in introduced([Candidate(1.0, p, 0)])][1:] == follows[:taken]
+
+
+def test_the_answer_shows_the_header_line_its_quoted_sentence_introduces(rt):
+    a = ask(rt, "What header do I put my API key in?")
+    assert a.status == "answered" and "bearer token:" in a.answer
+    assert "Authorization: Bearer ak_live_..." in a.answer and not a.problems

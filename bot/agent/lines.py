@@ -7,6 +7,7 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from itertools import takewhile
 from typing import NamedTuple
 
 from bot.agent.evidence import Passage
@@ -24,6 +25,10 @@ _CAPTION = re.compile(
 _LETTER_OR_SPACE = re.compile(r"[^\W\d_]|\s")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 CONTEXT_ITEMS = 4  # list items quoted around the best one
+INTRODUCED = 3  # lines quoted after a chosen line that introduces them ("Do it like this:")
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_LETTER = re.compile(r"[^\W\d_]")
+_PROMPT = re.compile(r"^\s*\$ \S")  # a shell command as docs show one
 
 
 def quotable(text: str) -> bool:
@@ -121,7 +126,33 @@ def with_context(chosen: list[Candidate]) -> list[Candidate]:
         and len(p.blocks[j]) <= LONG_LINE
         and not p.blocks[j].startswith("|")
     ]
-    return chosen + extra
+    return introduced(chosen + extra)
+
+
+def introduced(chosen: list[Candidate]) -> list[Candidate]:
+    """With the first line that ends by introducing what follows ("Generate it without having it ask any
+    questions:"), the code block, shell commands or list it promises, up to INTRODUCED lines: quoted alone, such a
+    line tells the asker the answer is right there, and leaves it out. Prose after it is not taken: a line ending
+    in a colon also introduces drawings, captions and output."""
+    c = next((c for c in chosen if c.text.rstrip().endswith(":")), None)
+    if c is None or c.i + 1 >= len(c.passage.blocks):
+        return chosen
+    blocks, start = c.passage.blocks, c.i + 1
+    if _FENCE.match(blocks[start]):  # a code block: its lines up to the closing fence
+        lines = list(takewhile(lambda j: not _FENCE.match(blocks[j]), range(start + 1, len(blocks))))
+    else:  # a run of list items, or of shell commands ("$ git bisect start")
+        kind = LIST_ITEM if LIST_ITEM.match(blocks[start]) else _PROMPT if _PROMPT.match(blocks[start]) else None
+        lines = list(takewhile(lambda j: kind is not None and bool(kind.match(blocks[j])), range(start, len(blocks))))
+    taken = {(x.passage.index, x.i) for x in chosen}
+    more = [
+        Candidate(c.score, c.passage, j)
+        for j in lines[:INTRODUCED]
+        if (c.passage.index, j) not in taken
+        and _LETTER.search(blocks[j])  # not a lone brace
+        and len(blocks[j]) <= LONG_LINE
+        and not speaks_to_assistant(blocks[j])
+    ]
+    return chosen + more
 
 
 def quote(p: Passage, i: int, header: int | None, excerpt: str) -> Segment:
