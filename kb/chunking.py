@@ -32,7 +32,7 @@ class Chunk:
 
     @property
     def end_line(self) -> int:
-        return self.lines[-1].number
+        return self.lines[-1].end
 
 
 def index_text(title: str, chunk: Chunk) -> str:
@@ -66,7 +66,7 @@ def _split_long_lines(lines: list[Line], limit: int) -> list[Line]:
             out.append(line)
             continue
         for i in range(0, len(words), limit):
-            out.append(Line(line.number, " ".join(words[i : i + limit])))
+            out.append(Line(line.number, " ".join(words[i : i + limit]), line.last))
     return out
 
 

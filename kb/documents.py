@@ -12,8 +12,15 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Line:
+    """A line as the reader sees it: a paragraph wrapped over several source lines is one line, numbered by its first."""
+
     number: int  # 1-based line in the source file
     text: str
+    last: int = 0  # its last source line, when it was written over several
+
+    @property
+    def end(self) -> int:
+        return max(self.number, self.last)
 
 
 @dataclass

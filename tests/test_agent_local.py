@@ -403,3 +403,17 @@ def test_the_answer_shows_the_header_line_its_quoted_sentence_introduces(rt):
     a = ask(rt, "What header do I put my API key in?")
     assert a.status == "answered" and "bearer token:" in a.answer
     assert "Authorization: Bearer ak_live_..." in a.answer and not a.problems
+
+
+def test_a_paragraph_wrapped_in_the_source_is_quoted_as_the_whole_sentence(db_url, tmp_path):
+    docs = tmp_path / "wrapped"
+    docs.mkdir()
+    (docs / "scripts.md").write_text(
+        "# Scripts\n\nIf true, the runner will not exit with an error code when a script is\n"
+        "missing from the scripts section of the manifest.\n\nScripts run in a shell of their own.\n"
+    )
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    rt.sync()
+    a = ask(rt, "will the runner exit with an error when a script is missing?")
+    assert a.status == "answered" and not a.problems
+    assert "when a script is missing from the scripts section of the manifest." in a.answer

@@ -26,7 +26,7 @@ def test_headings_without_body_make_no_chunk():
 
 
 def test_a_long_section_is_cut_into_overlapping_windows_of_whole_lines():
-    body = "\n".join(f"line {i} " + "word " * 20 for i in range(30))  # 30 lines of 22 words
+    body = "\n\n".join(f"line {i} " + "word " * 20 for i in range(30))  # 30 paragraphs of 22 words
     doc = load_markdown(f"# Long\n\n{body}\n", "long")
     chunks = chunk_document(doc, max_words=100, overlap_words=30)
     assert len(chunks) > 1
@@ -34,7 +34,7 @@ def test_a_long_section_is_cut_into_overlapping_windows_of_whole_lines():
     for a, b in itertools.pairwise(chunks):
         assert b.start_line <= a.end_line, "consecutive windows overlap"
     covered = {line.number for c in chunks for line in c.lines}
-    assert covered == set(range(3, 33)), "every line lands in some chunk"
+    assert covered == set(range(3, 62, 2)), "every line lands in some chunk"
 
 
 def test_one_enormous_line_is_split_but_keeps_its_line_number():
@@ -48,3 +48,8 @@ def test_index_text_carries_title_and_heading_so_short_chunks_are_found():
     doc = load_markdown("# Refunds\n\n## Refund window\n\n30 days.\n", "r")
     chunk = chunk_document(doc)[0]
     assert index_text(doc.title, chunk) == "Refunds\nRefund window\n30 days."
+
+
+def test_a_chunk_ending_in_a_wrapped_paragraph_ends_at_its_last_source_line():
+    (chunk,) = chunk_document(load_markdown("# T\n\nfirst\nsecond\nthird\n", "t"))
+    assert (chunk.start_line, chunk.end_line) == (3, 5), "a change on 'third' is a change to this chunk"

@@ -27,9 +27,31 @@ def test_markdown_headings_ignore_hashes_inside_code_fences():
 
 
 def test_markdown_lines_keep_their_source_line_numbers():
-    doc = load_markdown("---\ntitle: T\n---\n# T\n\n## A\n\nfirst line\nsecond line\n", "t")
+    doc = load_markdown("---\ntitle: T\n---\n# T\n\n## A\n\nfirst line\n\nsecond line\n", "t")
     section = doc.sections[-1]
-    assert [(line.number, line.text) for line in section.lines] == [(8, "first line"), (9, "second line")]
+    assert [(line.number, line.text) for line in section.lines] == [(8, "first line"), (10, "second line")]
+
+
+def test_a_paragraph_wrapped_over_several_lines_is_one_line_numbered_by_its_first():
+    text = (
+        "# T\n\nIf true, npm will not exit with an error code when `run` is invoked for a\n"
+        "script that is not defined.\n\n- an item that\n  wraps\n\n> a quote that\n> wraps\n\n```\ncode a\ncode b\n```\n"
+    )
+    lines = load_markdown(text, "t").sections[-1].lines
+    assert [(line.number, line.end, line.text) for line in lines] == [
+        (3, 4, "If true, npm will not exit with an error code when `run` is invoked for a script that is not defined."),
+        (6, 7, "- an item that wraps"),
+        (9, 10, "> a quote that wraps"),
+        (12, 12, "```"),
+        (13, 13, "code a"),  # code keeps its lines
+        (14, 14, "code b"),
+        (15, 15, "```"),
+    ]
+
+
+def test_an_rst_paragraph_wrapped_over_several_lines_is_one_line():
+    lines = load_rst("Title\n=====\n\nA paragraph that is\nwrapped over two lines.\n", "t").sections[-1].lines
+    assert [(line.number, line.end, line.text) for line in lines] == [(4, 5, "A paragraph that is wrapped over two lines.")]
 
 
 def test_markdown_title_falls_back_to_h1_then_file_name():

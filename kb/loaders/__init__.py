@@ -11,7 +11,7 @@ from kb.loaders.markdown import load_markdown
 from kb.loaders.rst import load_rst
 
 # Raise when a loader reads the same file differently: the next sync re-indexes every page with it.
-LOADERS_VERSION = 3
+LOADERS_VERSION = 4  # 4: a paragraph wrapped over several lines is one line
 
 
 def load_text(text: str, path: str, style: str | None = None) -> Document:

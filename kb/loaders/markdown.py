@@ -2,7 +2,8 @@
 
 markdown-it finds the headings, so a "#" inside a code fence is not a heading;
 the section bodies keep the source lines as written, which is what a citation
-quotes back to the reader.
+quotes back to the reader, except that a paragraph wrapped over several source
+lines is one line, as it reads: quoted by its lines, it would be cut mid-sentence.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
     headings: list[tuple[int, int, int, str]] = []  # (first line, last line, level, text)
     raw_html: list[tuple[int, int]] = []  # line ranges of HTML blocks: markup, not text to quote
     code: set[int] = set()  # lines of code blocks, kept exactly as written
+    wrapped: dict[int, int] = {}  # a paragraph written over several lines: its first line -> the line after it
     for i, tok in enumerate(tokens):
         if tok.type == "front_matter" and tok.map:
             body_start = tok.map[1]
@@ -43,6 +45,8 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
                 meta = loaded
         elif tok.type in ("fence", "code_block") and tok.map:
             code.update(range(*tok.map))
+        elif tok.type == "paragraph_open" and tok.map and tok.map[1] - tok.map[0] > 1:
+            wrapped[tok.map[0]] = tok.map[1]
         elif tok.type == "html_block" and tok.map:
             raw_html.append((tok.map[0], tok.map[1]))
         elif tok.type == "heading_open" and tok.map:
@@ -68,11 +72,11 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
     first_heading = headings[0][0] if headings else len(lines)
     lead = _description(meta, lines, body_start)
     if first_heading > body_start or lead:
-        sections.append(Section(0, "", "", lead + _lines(lines, body_start, first_heading, code)))
+        sections.append(Section(0, "", "", lead + _lines(lines, body_start, first_heading, code, wrapped)))
     for n, (_, end, level, heading) in enumerate(headings):
         stop = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
         heading, explicit = split_explicit_id(heading, style)
-        sections.append(Section(level, heading, anchors(heading, explicit), _lines(lines, end, stop, code)))
+        sections.append(Section(level, heading, anchors(heading, explicit), _lines(lines, end, stop, code, wrapped)))
     return Document(title=title, sections=sections, url=url, warnings=warnings)
 
 
@@ -101,6 +105,19 @@ def _front_matter(text: str):
     return yaml.safe_load(text)
 
 
-def _lines(lines: list[str], start: int, stop: int, code: set[int]) -> list[Line]:
-    kept = (Line(i + 1, (lines[i] if i in code else _COMMENT.sub("", lines[i])).strip()) for i in range(start, stop))
-    return [line for line in kept if line.text]
+def _lines(lines: list[str], start: int, stop: int, code: set[int], wrapped: dict[int, int]) -> list[Line]:
+    out, i = [], start
+    while i < stop:
+        if i in code:
+            out.append(Line(i + 1, lines[i].strip()))
+            i += 1
+            continue
+        end = min(wrapped.get(i, i + 1), stop)
+        first, *rest = (_COMMENT.sub("", line).strip() for line in lines[i:end])
+        rest = [_QUOTE_MARK.sub("", line) for line in rest]  # a quoted paragraph's next lines: "> ..." again
+        out.append(Line(i + 1, " ".join(t for t in [first, *rest] if t), end if end > i + 1 else 0))
+        i = end
+    return [line for line in out if line.text]
+
+
+_QUOTE_MARK = re.compile(r"^(?:>\s?)+")

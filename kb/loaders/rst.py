@@ -57,7 +57,11 @@ def load_rst(text: str, path: str, style: str | None = None) -> Document:
         if isinstance(node.parent, nodes.title) or node.line is None:
             continue
         owner = _owning_section(node, by_node)
-        for offset, piece in enumerate(node.astext().splitlines()):
+        pieces = node.astext().splitlines()
+        if isinstance(node, nodes.paragraph) and len(pieces) > 1:  # wrapped over several lines, it reads as one
+            owner.lines.append(Line(node.line, " ".join(" ".join(pieces).split()), node.line + len(pieces) - 1))
+            continue
+        for offset, piece in enumerate(pieces):
             if piece.strip():
                 owner.lines.append(Line(node.line + offset, piece.strip()))
 
