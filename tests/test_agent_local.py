@@ -1,6 +1,7 @@
 """The local answerer: the same loop with a deterministic controller, on the sample docs."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -26,6 +27,16 @@ def rt(db_url, docs):
 
 def ask(rt, question, history=()):
     return rt.ask(question, history, answerer="local")
+
+
+def synced_with(db_url, docs: Path, pages: dict[str, str]) -> Runtime:
+    """A runtime on a docs folder with these pages written into it (path: Markdown), synced."""
+    for path, text in pages.items():
+        (docs / path).parent.mkdir(parents=True, exist_ok=True)
+        (docs / path).write_text(text)
+    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
+    rt.sync()
+    return rt
 
 
 def test_the_sample_question_set_passes_its_thresholds(docs, db_url):
@@ -81,15 +92,16 @@ def test_the_page_the_search_ranks_first_is_quoted_when_another_page_shares_more
 
 
 def test_a_question_that_describes_an_entity_searches_again_for_its_name_and_cites_both_pages(db_url, docs):
-    (docs / "news").mkdir()
-    (docs / "news" / "northwind.md").write_text(
-        "# Company news\n\n## Northwind\n\nIn 2025 Northwind was taken over by Fabrikam, which now sells the range.\n"
+    rt = synced_with(
+        db_url,
+        docs,
+        {
+            "news/northwind.md": "# Company news\n\n## Northwind\n\nIn 2025 Northwind was taken over by Fabrikam, which now "
+            "sells the range.\n",
+            "news/fabrikam.md": "# Fabrikam Studio\n\n## Battery\n\nThe Fabrikam Studio headphones play for 40 hours on one "
+            "charge.\n",
+        },
     )
-    (docs / "news" / "fabrikam.md").write_text(
-        "# Fabrikam Studio\n\n## Battery\n\nThe Fabrikam Studio headphones play for 40 hours on one charge.\n"
-    )
-    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
-    rt.sync()
     a = ask(rt, "How long does the battery last on the headphones made by the firm that took over Northwind?")
     assert a.status == "answered" and "40 hours" in a.answer
     assert {"news/northwind.md", "news/fabrikam.md"} <= {s.path for s in a.sources}
@@ -99,11 +111,8 @@ def test_a_question_that_describes_an_entity_searches_again_for_its_name_and_cit
 
 def test_a_long_paragraph_is_quoted_by_its_answering_sentence_and_cited_whole(db_url, docs):
     filler = " ".join(f"Sentence {n} is about the history of the company and its offices." for n in range(8))
-    (docs / "help" / "history.md").write_text(
-        f"# History\n\n## Founding\n\n{filler} The lighthouse museum opens at 9am on Sundays. {filler}\n"
-    )
-    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
-    rt.sync()
+    page = f"# History\n\n## Founding\n\n{filler} The lighthouse museum opens at 9am on Sundays. {filler}\n"
+    rt = synced_with(db_url, docs, {"help/history.md": page})
     a = ask(rt, "when does the lighthouse museum open")
     assert a.status == "answered" and "The lighthouse museum opens at 9am on Sundays." in a.answer
     assert "…" in a.answer and "Sentence 5" not in a.answer and not a.problems
@@ -140,20 +149,15 @@ def test_an_abstention_offers_the_closest_pages_that_share_a_word_with_the_quest
 
 
 def test_a_four_page_folder_answers_paraphrases_and_abstains_on_what_it_does_not_cover(db_url, tmp_path):
-    docs = tmp_path / "tiny"
-    docs.mkdir()
-    (docs / "refunds.md").write_text(
-        "# Refunds\n\nOnce we receive your return, the money goes back to your original payment method within 5 to 7 "
-        "business days.\n"
-    )
-    (docs / "shipping.md").write_text(
-        "# Shipping\n\nStandard delivery is free on orders over $50.\nOtherwise standard delivery carries a $5 fee.\n"
-        "Express delivery carries a $12 fee and arrives the next business day.\n"
-    )
-    (docs / "returns.md").write_text("# Returns\n\nYou can return any item within 30 days of delivery.\n")
-    (docs / "contact.md").write_text("# Contact\n\nEmail support@example.com, Monday to Friday.\n")
-    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
-    rt.sync()
+    pages = {
+        "refunds.md": "# Refunds\n\nOnce we receive your return, the money goes back to your original payment method "
+        "within 5 to 7 business days.\n",
+        "shipping.md": "# Shipping\n\nStandard delivery is free on orders over $50.\n\nOtherwise standard delivery carries "
+        "a $5 fee.\n\nExpress delivery carries a $12 fee and arrives the next business day.\n",  # three paragraphs
+        "returns.md": "# Returns\n\nYou can return any item within 30 days of delivery.\n",
+        "contact.md": "# Contact\n\nEmail support@example.com, Monday to Friday.\n",
+    }
+    rt = synced_with(db_url, tmp_path / "tiny", pages)
     cost = ask(rt, "what does express delivery cost?")  # the page says "fee"
     assert cost.status == "answered" and "$12" in cost.answer
     reach = ask(rt, "how long until my money reaches me after a return?")  # the page says "goes back"
@@ -166,19 +170,17 @@ def test_a_four_page_folder_answers_paraphrases_and_abstains_on_what_it_does_not
 
 
 def test_a_word_shared_by_coincidence_is_not_an_answer_when_the_page_is_far_in_meaning(db_url, tmp_path):
-    docs = tmp_path / "it-docs"
-    docs.mkdir()
-    (docs / "mailmap.md").write_text(
+    items = "computer notebook monitor keyboard phone headset tablet printer webcam dock charger mouse desk chair".split()
+    pages = {
+        f"{item}.md": f"# Getting a {item}\n\n## Requesting one\n\nTo get a replacement {item} for work, request it from "
+        "the IT help desk; staff order equipment for employees who need hardware.\n"
+        for item in items
+    }
+    pages["mailmap.md"] = (
         "# Mail map\n\n## Example\n\nAn entry maps the name recorded on a commit to the canonical one: "
         "Jane Doe <jane@laptop.(none)> becomes Jane Doe <jane@example.com>.\n"
     )
-    for item in "computer notebook monitor keyboard phone headset tablet printer webcam dock charger mouse desk chair".split():
-        (docs / f"{item}.md").write_text(
-            f"# Getting a {item}\n\n## Requesting one\n\nTo get a replacement {item} for work, request it from the "
-            "IT help desk; staff order equipment for employees who need hardware.\n"
-        )
-    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
-    rt.sync()
+    rt = synced_with(db_url, tmp_path / "it-docs", pages)
     a = ask(rt, "who do i ask for a new laptop")
     assert "mailmap.md" in [h.path for h in a.searches[0].hits], "the only page with the word is found"
     assert "jane@laptop" not in a.answer
@@ -406,14 +408,11 @@ def test_the_answer_shows_the_header_line_its_quoted_sentence_introduces(rt):
 
 
 def test_a_paragraph_wrapped_in_the_source_is_quoted_as_the_whole_sentence(db_url, tmp_path):
-    docs = tmp_path / "wrapped"
-    docs.mkdir()
-    (docs / "scripts.md").write_text(
+    page = (
         "# Scripts\n\nIf true, the runner will not exit with an error code when a script is\n"
         "missing from the scripts section of the manifest.\n\nScripts run in a shell of their own.\n"
     )
-    rt = Runtime(load_settings(database_url=db_url, docs_dir=docs))
-    rt.sync()
+    rt = synced_with(db_url, tmp_path / "wrapped", {"scripts.md": page})
     a = ask(rt, "will the runner exit with an error when a script is missing?")
     assert a.status == "answered" and not a.problems
     assert "when a script is missing from the scripts section of the manifest." in a.answer
