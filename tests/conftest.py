@@ -331,6 +331,7 @@ class BotProcess:
     """`supportbot serve --http` as a real subprocess, talking to the fake Slack."""
 
     def __init__(self, env: dict, log_path: Path, args: tuple[str, ...] = (), http: bool = True) -> None:
+        self.env = env  # its DATABASE_URL is where a test reads what the bot logged
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/slack/events"
         self.log_path = log_path

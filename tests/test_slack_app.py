@@ -43,7 +43,8 @@ def test_a_mention_is_answered_in_its_thread_with_numbered_links(fake_slack, bot
     assert fake_slack.titles == {}, "a channel thread is not an agent-view conversation: no title"
 
 
-def test_the_log_keeps_each_channel_questions_link_to_its_thread_and_none_for_a_dm(fake_slack, bot_env, bot):
+@pytest.mark.shared_serve
+def test_the_log_keeps_each_channel_questions_link_to_its_thread_and_none_for_a_dm(fake_slack, bot):
     first = mention(fake_slack, bot, "How much is express delivery?")
     answers(fake_slack, first)
     follow = mention(fake_slack, bot, "and to Canada?", thread_ts=first["ts"])
@@ -51,29 +52,31 @@ def test_the_log_keeps_each_channel_questions_link_to_its_thread_and_none_for_a_
     dm = fake_slack.user_says("D_ALICE", "Can I go swimming with my earbuds?")
     fake_slack.deliver(bot.url, fake_slack.events_for(dm)[0])
     answers(fake_slack, dm)
-    engine = create_engine(bot_env["DATABASE_URL"])
+    engine = create_engine(bot.env["DATABASE_URL"])
     with engine.connect() as conn:
-        links = dict(conn.execute(select(questions.c.message_ts, questions.c.permalink)).all())
+        ours = questions.c.message_ts.in_([first["ts"], follow["ts"], dm["ts"]])
+        links = dict(conn.execute(select(questions.c.message_ts, questions.c.permalink).where(ours)).all())
     engine.dispose()
     slack_says = lambda m: fake_slack.api_chat_getPermalink({"channel": m["channel"], "message_ts": m["ts"]})["permalink"]
     assert links[first["ts"]] == slack_says(first) and links[follow["ts"]] == slack_says(follow), "as Slack spells them"
     assert "?thread_ts=" in links[follow["ts"]] and links[dm["ts"]] is None
 
 
-def test_the_review_page_names_the_channel_as_slack_does_and_a_dm_as_a_dm(fake_slack, bot_env, bot):
+@pytest.mark.shared_serve
+def test_the_review_page_names_the_channel_as_slack_does_and_a_dm_as_a_dm(fake_slack, bot):
     from bot.review.app import create_app
 
-    fake_slack.channel_names = {"C_GENERAL": "help-desk"}
-    first = mention(fake_slack, bot, "How much is express delivery?")
+    fake_slack.channel_names = {"C_HELPDESK": "help-desk"}  # a channel the shared bot has not met: it asks its name
+    first = mention(fake_slack, bot, "How much is express delivery?", channel="C_HELPDESK")
     answers(fake_slack, first)
-    engine = create_engine(bot_env["DATABASE_URL"])
+    engine = create_engine(bot.env["DATABASE_URL"])
     with engine.connect() as conn:
         [qid] = conn.execute(select(questions.c.id).where(questions.c.message_ts == first["ts"])).scalars()
     page = create_app(engine).test_client().get(f"/questions/{qid}").text
     listing = create_app(engine).test_client().get("/questions").text
     engine.dispose()
-    assert '<span title="C_GENERAL">#help-desk</span>' in page
-    assert 'title="C_GENERAL">#help-desk</td>' in listing
+    assert '<span title="C_HELPDESK">#help-desk</span>' in page
+    assert 'title="C_HELPDESK">#help-desk</td>' in listing
 
 
 @pytest.mark.shared_serve
@@ -233,26 +236,37 @@ def test_an_overloaded_model_gets_a_labelled_answer_from_the_docs_in_the_thread_
     engine.dispose()
 
 
-def votes(bot_env) -> list[dict]:
-    engine = create_engine(bot_env["DATABASE_URL"])
+def votes(bot, reply: dict) -> list[dict]:
+    """The votes on one answer (its feedback buttons carry its log id), as the bot's database keeps them."""
+    [question_id] = {
+        int(e["positive_button"]["value"].split(":")[1])
+        for b in reply["blocks"]
+        if b["type"] == "context_actions"
+        for e in b["elements"]
+        if e["action_id"] == "feedback"
+    }
+    engine = create_engine(bot.env["DATABASE_URL"])
     with engine.connect() as conn:
-        rows = [dict(r) for r in conn.execute(select(feedback).order_by(feedback.c.id)).mappings()]
+        query = select(feedback).where(feedback.c.question_id == question_id).order_by(feedback.c.id)
+        rows = [dict(r) for r in conn.execute(query).mappings()]
     engine.dispose()
     return rows
 
 
-def test_slacks_feedback_buttons_record_a_vote_and_thank_privately(fake_slack, bot_env, bot):
+@pytest.mark.shared_serve
+def test_slacks_feedback_buttons_record_a_vote_and_thank_privately(fake_slack, bot):
     msg = mention(fake_slack, bot, "How much is express delivery?")
     [reply] = answers(fake_slack, msg)
     assert any(b["type"] == "context_actions" for b in reply["blocks"])
     assert fake_slack.click(bot.url, reply, "feedback", which="positive") == 200
     [ephemeral] = fake_slack.wait_for(lambda: fake_slack.ephemerals)
     assert ephemeral["user"] == "U1" and ephemeral["channel"] == "C_GENERAL" and "Thanks" in ephemeral["text"]
-    [row] = votes(bot_env)
+    [row] = votes(bot, reply)
     assert (row["value"], row["user_id"], row["updated_at"]) == ("up", "U1", None)
 
 
-def test_forged_feedback_values_and_other_workspaces_record_nothing(fake_slack, bot_env, bot):
+@pytest.mark.shared_serve
+def test_forged_feedback_values_and_other_workspaces_record_nothing(fake_slack, bot):
     msg = mention(fake_slack, bot, "How much is express delivery?")
     [reply] = answers(fake_slack, msg)
     forged = json.loads(json.dumps(reply))
@@ -263,31 +277,33 @@ def test_forged_feedback_values_and_other_workspaces_record_nothing(fake_slack, 
     fake_slack.wait_for(lambda: bot.log().count("feedback with an unknown value") == 4)
     assert fake_slack.click(bot.url, reply, "feedback", which="positive", team="T_OTHER") == 200
     fake_slack.wait_for(lambda: "matched no answer they may vote on" in bot.log())
-    assert votes(bot_env) == [] and "Traceback" not in bot.log()
+    assert votes(bot, reply) == [] and "Traceback" not in bot.log()
 
 
-def test_a_changed_vote_is_a_change_and_not_helpful_asks_why(fake_slack, bot_env, bot):
+@pytest.mark.shared_serve
+def test_a_changed_vote_is_a_change_and_not_helpful_asks_why(fake_slack, bot):
     msg = mention(fake_slack, bot, "How much is express delivery?")
     [reply] = answers(fake_slack, msg)
     fake_slack.click(bot.url, reply, "feedback", which="positive")
     fake_slack.wait_for(lambda: fake_slack.ephemerals)
     fake_slack.click(bot.url, reply, "feedback", which="negative")
     [form] = fake_slack.wait_for(lambda: fake_slack.views)
-    [row] = votes(bot_env)
+    [row] = votes(bot, reply)
     assert row["value"] == "down" and row["updated_at"] is not None, "one vote, changed"
     assert fake_slack.submit(bot.url, form, {"reason": {"text": "It should say express is next-day in the EU"}}) == 200
-    fake_slack.wait_for(lambda: votes(bot_env)[0]["reason"])
-    assert votes(bot_env)[0]["reason"] == "It should say express is next-day in the EU"
+    fake_slack.wait_for(lambda: votes(bot, reply)[0]["reason"])
+    assert votes(bot, reply)[0]["reason"] == "It should say express is next-day in the EU"
 
 
-def test_a_reason_for_someone_elses_vote_is_not_kept(fake_slack, bot_env, bot):
+@pytest.mark.shared_serve
+def test_a_reason_for_someone_elses_vote_is_not_kept(fake_slack, bot):
     msg = mention(fake_slack, bot, "How much is express delivery?")
     [reply] = answers(fake_slack, msg)
     fake_slack.click(bot.url, reply, "feedback", which="negative")
     [form] = fake_slack.wait_for(lambda: fake_slack.views)
     fake_slack.submit(bot.url, form, {"reason": {"text": "forged"}}, user="U_MALLORY")
     fake_slack.wait_for(lambda: "matched no vote of theirs" in bot.log())
-    assert votes(bot_env)[0]["reason"] is None
+    assert votes(bot, reply)[0]["reason"] is None
 
 
 @pytest.mark.shared_serve
@@ -318,7 +334,7 @@ def reply_in(fake, bot, channel, root, text, user="U1"):
 def test_follow_ups_without_a_mention_are_answered_only_where_a_channel_allows_it(fake_slack, bot_env, start_bot, tmp_path):
     rules = tmp_path / "channels.yaml"
     rules.write_text("channels:\n  C_SUPPORT:\n    follow_ups: true\n")
-    bot = start_bot(bot_env | {"SLACK_CHANNELS_FILE": str(rules), "LOG_LEVEL": "DEBUG"})
+    bot = start_bot(bot_env | {"SLACK_CHANNELS_FILE": str(rules)})
     for channel, expected in (("C_SUPPORT", 2), ("C_GENERAL", 1)):
         first = mention(fake_slack, bot, "How much is express delivery?", channel=channel)
         answers(fake_slack, first)
@@ -332,7 +348,7 @@ def test_follow_ups_without_a_mention_are_answered_only_where_a_channel_allows_i
 
 def test_a_reply_without_a_mention_gets_one_private_hint_per_thread(fake_slack, bot_env, start_bot):
     fake_slack.bot_name = "helpdesk"
-    bot = start_bot(bot_env | {"LOG_LEVEL": "DEBUG"})
+    bot = start_bot(bot_env)
     first = mention(fake_slack, bot, "How much is express delivery?")
     answers(fake_slack, first)
     reply_in(fake_slack, bot, "C_GENERAL", first, "and is it faster on weekends")
@@ -344,8 +360,8 @@ def test_a_reply_without_a_mention_gets_one_private_hint_per_thread(fake_slack, 
     assert len(fake_slack.ephemerals) == 1 and len(fake_slack.replies("C_GENERAL", first["ts"])) == 1
 
 
-def test_replies_in_threads_the_bot_never_answered_get_nothing(fake_slack, bot_env, start_bot):
-    bot = start_bot(bot_env | {"LOG_LEVEL": "DEBUG"})
+@pytest.mark.shared_serve
+def test_replies_in_threads_the_bot_never_answered_get_nothing(fake_slack, bot):
     root = fake_slack.user_says("C_GENERAL", "lunch at noon?")
     reply = reply_in(fake_slack, bot, "C_GENERAL", root, "sure")
     fake_slack.wait_for(lambda: f"ignored message {reply['ts']}: not addressed to the bot" in bot.log())

@@ -42,7 +42,8 @@ def test_the_private_answer_takes_the_place_of_the_searching_note(fake_slack, bo
     assert fake_slack.shown[response_id] == [answer], "one private message: the answer, not the note beside it"
 
 
-def test_a_private_answer_takes_feedback_and_thanks_its_asker_privately(fake_slack, bot_env, bot):
+@pytest.mark.shared_serve
+def test_a_private_answer_takes_feedback_and_thanks_its_asker_privately(fake_slack, bot):
     _, response_id = ask(fake_slack, bot)
     answer = private_answer(fake_slack, response_id)
     message = {"channel": "C_GENERAL", "ts": "0", "blocks": answer["blocks"]}
@@ -50,7 +51,7 @@ def test_a_private_answer_takes_feedback_and_thanks_its_asker_privately(fake_sla
     thanks = fake_slack.wait_for(lambda: [r for r in fake_slack.responses[response_id] if "Thanks" in r.get("text", "")])
     assert thanks[0]["response_type"] == "ephemeral" and not thanks[0].get("replace_original")
     assert fake_slack.shown[response_id][0] == answer, "the thanks goes beside the answer, never over it"
-    [row] = votes(bot_env)
+    [row] = votes(bot, answer)
     assert (row["value"], row["user_id"]) == ("up", "U1")
 
 
