@@ -125,8 +125,10 @@ def inverted_file_recall(dense, embedder, queries: list[str]) -> tuple[float, fl
     """How many of the exact top 10 and top 200 rows by dense similarity the inverted file returns."""
     from kb.ranking import top
 
-    exact = np.empty_like(dense.vectors)
-    exact[dense.order] = dense.vectors
+    dense.wait_until_grouped()
+    grouped = dense.inverted
+    exact = np.empty((len(grouped.order), grouped.centroids.shape[1]), dtype=np.float32)
+    exact[grouped.order] = grouped.rows.unit()
     kept10, kept200 = [], []
     for v in embedder.embed(queries):
         got, want = dense.top(v, 200), top(exact @ v, 200)
@@ -151,10 +153,12 @@ searcher = Searcher(create_db_engine(sys.argv[1]), encoder=encoder, **({"embedde
 answer = Agent(searcher, Limits()).answer(sys.argv[2], answerer="local")
 hits = answer.searches[0].hits
 t1 = time.perf_counter()
-with open("/proc/self/status") as f:
-    rss = next(int(l.split()[1]) / 1024 for l in f if l.startswith("VmRSS:"))
-import resource
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+searcher.wait_for_rebuild()  # the memory of a process serving for a while: its re-ranking vectors read,
+if searcher.index.dense is not None:  # its inverted file built
+    searcher.index.dense.wait_until_grouped()
+with open("/proc/self/status") as f:  # VmHWM, not ru_maxrss: that one keeps the forking parent's peak across exec
+    status = dict(line.split(":", 1) for line in f)
+rss, peak = (int(status[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM"))
 print(json.dumps({"in_process_s": t1 - t0, "rss_mb": rss, "peak_mb": peak, "hits": len(hits)}))
 """
 
@@ -218,8 +222,8 @@ def main() -> None:
         index = searcher.refresh()  # the load a serving process does
         report["load_s"] = time.perf_counter() - t
         report["index_mb"] = index.nbytes / 2**20
-        if index.dense is not None and index.dense.groups:
-            report["dense_groups"], report["dense_groups_probed"] = index.dense.groups, index.dense.probe
+        if index.dense is not None and index.dense.wait_until_grouped() and index.dense.inverted is not None:
+            report["dense_groups"], report["dense_groups_probed"] = index.dense.groups, index.dense.inverted.probe
             report["dense_top10_kept"], report["dense_top200_kept"] = inverted_file_recall(index.dense, embedder, queries)
         ours = time_queries(lambda q: searcher.search(q, k=10), queries)  # ranking, labels, rows fetched
         if encoder is not None:

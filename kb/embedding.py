@@ -89,24 +89,87 @@ def normalize(vectors: np.ndarray) -> np.ndarray:
 
 def pack(vector: np.ndarray) -> bytes:
     """int8 codes after a float32 scale: 4 + dim bytes."""
-    scale = float(np.abs(vector).max()) / 127.0 or 1.0
-    codes = np.clip(np.rint(vector / scale), -127, 127).astype(np.int8)
-    return np.float32(scale).tobytes() + codes.tobytes()
+    codes, scales = _quantise(vector[None, :])
+    return scales[0].tobytes() + codes[0].tobytes()
+
+
+def _quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row as int8 codes times a float32 scale (its largest magnitude over 127)."""
+    peaks = np.abs(vectors).max(axis=1) / 127.0
+    scales = np.where(peaks == 0, 1.0, peaks).astype(np.float32)
+    return np.clip(np.rint(vectors / scales[:, None]), -127, 127).astype(np.int8), scales
+
+
+SCAN_BLOCK = 16_384  # rows widened from int8 at a time when scoring packed rows: never all of them at once
+
+
+class Packed:
+    """Vectors as stored (`pack`): int8 codes, and per row the factor that turns its codes into a unit vector (0 for
+    a missing or damaged row, which then never matches). A quarter of float32's memory: a large index keeps these
+    and widens only the rows it scores."""
+
+    def __init__(self, codes: np.ndarray, factors: np.ndarray) -> None:
+        self.codes = codes
+        self.factors = factors
+
+    @classmethod
+    def of(cls, vectors: np.ndarray) -> Packed:
+        """Float rows quantised as `pack` stores them."""
+        codes, _ = _quantise(vectors)
+        return cls(codes, _inverse_norms(codes))
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @property
+    def nbytes(self) -> int:
+        return self.codes.nbytes + self.factors.nbytes
+
+    def take(self, rows: np.ndarray | slice) -> Packed:
+        return Packed(self.codes[rows], self.factors[rows])
+
+    def unit(self) -> np.ndarray:
+        """float32 unit vectors (zeros where a row is missing)."""
+        return self.codes.astype(np.float32) * self.factors[:, None]
+
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        """Each row's inner product with the query."""
+        return int8_scores(self.codes, self.factors, query)
+
+
+def int8_scores(codes: np.ndarray, factors: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """codes @ query x factors, the codes widened to float32 a block at a time."""
+    out = np.empty(len(codes), dtype=np.float32)
+    for start in range(0, len(codes), SCAN_BLOCK):
+        block = slice(start, start + SCAN_BLOCK)
+        out[block] = (codes[block].astype(np.float32) @ query) * factors[block]
+    return out
+
+
+def _inverse_norms(codes: np.ndarray) -> np.ndarray:
+    norms = np.sqrt(np.einsum("ij,ij->i", codes, codes, dtype=np.float32))
+    return np.where(norms == 0, 0.0, 1.0 / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+
+
+def unpack_codes(blobs: Sequence[bytes | None], dim: int) -> Packed:
+    """Packed rows as read from the database; a missing or malformed row becomes zeros. A row's stored scale is
+    not needed: its unit vector is its codes over their norm."""
+    width = 4 + dim
+    good = np.fromiter((b is not None and len(b) == width for b in blobs), dtype=bool, count=len(blobs))
+    if good.all():  # the usual case: one join, no mask
+        codes = np.frombuffer(b"".join(b for b in blobs if b is not None), dtype=np.int8).reshape(-1, width)[:, 4:]
+        codes = np.ascontiguousarray(codes)
+    else:
+        codes = np.zeros((len(blobs), dim), dtype=np.int8)
+        if good.any():
+            packed = np.frombuffer(b"".join(b for b, ok in zip(blobs, good) if ok and b is not None), dtype=np.int8)
+            codes[good] = packed.reshape(-1, width)[:, 4:]
+    return Packed(codes, _inverse_norms(codes))
 
 
 def unpack_many(blobs: Sequence[bytes | None], dim: int) -> np.ndarray:
     """float32 unit vectors from packed rows; a missing or malformed row becomes zeros (never matches)."""
-    width = 4 + dim
-    good = np.fromiter((b is not None and len(b) == width for b in blobs), dtype=bool, count=len(blobs))
-    out = np.zeros((len(blobs), dim), dtype=np.float32)
-    if good.any():
-        packed = np.frombuffer(b"".join(b for b, ok in zip(blobs, good) if ok and b is not None), dtype=np.uint8)
-        packed = packed.reshape(-1, width)
-        scales = packed[:, :4].copy().view(np.float32)
-        out[good] = packed[:, 4:].view(np.int8) * scales
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    out /= np.where(norms == 0, 1.0, norms)
-    return out
+    return unpack_codes(blobs, dim).unit()
 
 
 class _UseDefault:

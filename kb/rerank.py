@@ -20,6 +20,7 @@ import numpy as np
 from sqlalchemy import Engine, select
 
 from kb.dense import IVF_MIN_ROWS
+from kb.embedding import int8_scores
 from kb.models import encodings
 
 RERANK_PAGES = 30
@@ -38,7 +39,6 @@ ENCODER_WEIGHT = 1.0
 # +2 to +4 on npm and -1 to 0 on GIMP: 0.3 is the middle of that plateau, not a fit to one question.
 LEAD_WEIGHT = 0.3
 LOAD_BATCH = 20_000
-SCAN_BLOCK = 16_384  # rows scored at once: the int8 codes widened block by block, not all at once
 POOL_MAX_ROWS = IVF_MIN_ROWS
 
 
@@ -116,10 +116,7 @@ class EncodedRows:
     def top_rows(self, query: np.ndarray, n: int, excluded: np.ndarray | None = None) -> np.ndarray:
         """The n rows closest to the query in meaning over the whole index, best first (rows with no vector yet,
         or excluded, never)."""
-        scores = np.full(len(self.chunk_ids), -np.inf, dtype=np.float32)
-        for start in range(0, len(self.chunk_ids), SCAN_BLOCK):
-            block = slice(start, start + SCAN_BLOCK)
-            scores[block] = (self.codes[block].astype(np.float32) @ query) * self.scales[block]
+        scores = int8_scores(self.codes, self.scales, query)
         scores[~self.have] = -np.inf
         if excluded is not None:
             scores[excluded] = -np.inf

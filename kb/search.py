@@ -24,7 +24,7 @@ import numpy as np
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 
-from kb.coverage import Question, coverage, docs_weights, never_used, read_question, strength
+from kb.coverage import Question, coverage, docs_weights, never_used, read_question, strength, zipf
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, resolve_embedder
 from kb.encoder import RELATED
 from kb.errors import IndexUnavailable
@@ -122,6 +122,8 @@ class Searcher:
         with self._lock:
             current = self._current_version()
             if self._index is None or self._index.version != current:
+                if self._index is None:  # the first question reads its words' frequencies: loaded meanwhile
+                    threading.Thread(target=zipf, args=("the",), name="kb-word-frequencies", daemon=True).start()
                 self._index = load_index(self.engine, self.tokenizer, self.embedder, encoder=self.encoder)
                 encoded = self._index.encoded
                 if encoded is not None:  # the index answers now; the re-ranking vectors join it shortly

@@ -10,8 +10,9 @@ from sqlalchemy import Engine, select
 
 from kb.database import is_sqlite
 from kb.dense import DenseIndex
-from kb.embedding import Embedder, unpack_many
+from kb.embedding import Embedder, unpack_codes
 from kb.index import BM25Index
+from kb.memory import return_freed_memory
 from kb.models import chunks
 from kb.rerank import EncodedRows
 from kb.state import index_version
@@ -88,7 +89,10 @@ def load_index(
                     if embedder is not None:
                         vectors.append(bytes(row[6]) if row[6] is not None and row[7] == embedder.name else None)
     bm25 = BM25Index.from_blobs(ids, codes, list(names), lengths, blobs, vocabulary, version=version, tokenizer=tokenizer)
-    dense = DenseIndex(unpack_many(vectors, embedder.dim)) if embedder is not None else None
+    packed = unpack_codes(vectors, embedder.dim) if embedder is not None else None
+    del blobs, vectors
+    return_freed_memory()
+    dense = DenseIndex(packed) if packed is not None else None
     page_ids = np.asarray(pages, dtype=np.int64)
     encoded = None
     if encoder is not None:
