@@ -119,7 +119,7 @@ class Truncated:
 
 
 class BreaksAfter:
-    """The default model, failing after some documents, as a sync killed mid-embedding does."""
+    """The default model, failing after some batches of chunks, as a sync killed mid-embedding does."""
 
     def __init__(self, calls):
         self.name, self.dim, self.calls = WORDLLAMA, 256, calls
@@ -156,7 +156,7 @@ def test_a_sync_killed_mid_embedding_leaves_the_old_index_and_vectors_serving(sy
     (docs / "help" / "gift-cards.md").write_text("# Gift cards\n\nGift cards never expire.\n")
     (docs / "help" / "loyalty.md").write_text("# Loyalty\n\nPoints never expire either.\n")
     with pytest.raises(MemoryError):
-        sync(synced, docs, embedder=BreaksAfter(calls=1))
+        sync(synced, docs, embedder=BreaksAfter(calls=0))  # the new pages prepared, their batch of vectors fails
     assert stored_models(synced) == [WORDLLAMA]
     assert "help/gift-cards.md" not in {h.path for h in searcher.search("gift cards")}
     assert [h.chunk_id for h in searcher.search("refund window")] == before
