@@ -148,7 +148,7 @@ def int8_scores(codes: np.ndarray, factors: np.ndarray, query: np.ndarray) -> np
 
 def _inverse_norms(codes: np.ndarray) -> np.ndarray:
     norms = np.sqrt(np.einsum("ij,ij->i", codes, codes, dtype=np.float32))
-    return np.where(norms == 0, 0.0, 1.0 / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+    return np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
 
 
 def unpack_codes(blobs: Sequence[bytes | None], dim: int) -> Packed:

@@ -110,7 +110,7 @@ class EncodedRows:
 
     def cosines(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
         """Each row's cosine with the query; NaN where the row has no vector yet."""
-        out = (self.codes[rows] @ query) * self.scales[rows]
+        out = int8_scores(self.codes[rows], self.scales[rows], query)
         return np.where(self.have[rows], out, np.nan)
 
     def top_rows(self, query: np.ndarray, n: int, excluded: np.ndarray | None = None) -> np.ndarray:
@@ -151,7 +151,7 @@ class EncodedRows:
             if len(encoded):
                 lead = rows[np.argmin(self.ordinals[rows])]
                 about = float((self.codes[lead] @ query) * self.scales[lead]) if self.have[lead] else 0.0
-                best[page] = float(((self.codes[encoded] @ query) * self.scales[encoded]).max()) + LEAD_WEIGHT * about
+                best[page] = float(int8_scores(self.codes[encoded], self.scales[encoded], query).max()) + LEAD_WEIGHT * about
         if not best:
             return pages, {}
         by_meaning = sorted(best, key=lambda p: -best[p])
