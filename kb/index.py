@@ -173,6 +173,8 @@ class BM25Index:
                 continue
             t = self._term_ids[p]
             docs = self._docs[self._starts[t] : self._starts[t + 1]]  # sorted: the transpose keeps rows in order
+            if not len(docs):  # a word only removed pages had: the vocabulary keeps every word it ever gave an id
+                continue
             at = np.minimum(np.searchsorted(docs, rows), len(docs) - 1)
             for i in np.flatnonzero(docs[at] == rows).tolist():
                 out[i].add(term)

@@ -55,6 +55,15 @@ def test_a_page_can_give_its_best_chunks_then_the_next_pages_one_each(searcher):
     assert pages[:3] == [pages[0]] * 3 and len(set(pages[3:])) == 3 and pages[0] not in pages[3:]
 
 
+def test_a_word_only_a_removed_page_had_leaves_the_search_working(engine, docs):
+    (docs / "zebras.md").write_text("# Zebras\n\nQuaggafoo stripes are unique to each zebra.\n")
+    sync(engine, docs)
+    (docs / "zebras.md").unlink()
+    sync(engine, docs)
+    hits = Searcher(engine).search("quaggafoo webhook signature", k=3)
+    assert hits[0].path == "api/webhooks.md" and all(h.path != "zebras.md" for h in hits)
+
+
 def test_urls_join_base_url_path_and_anchor(engine, docs):
     sync(engine, docs)
     hits = Searcher(engine, base_url="https://help.auralis.example/").search("express shipping cost", k=1)
