@@ -4,7 +4,7 @@
     python bench/search_bench.py --chunks 1000000 --no-db --no-baseline   # 1M, engine only
 
 Prints our p50/p95 per query, the fresh-process time to a first answer and its
-memory, and rank-bm25's BM25Okapi.get_scores on the same corpus and queries, with
+memory (a first start, and a restart that reads the index the first load kept: kb/snapshot.py), and rank-bm25's BM25Okapi.get_scores on the same corpus and queries, with
 the ratio between them. With --mode hybrid the database also holds each chunk's
 WordLlama vector, embedding throughput is printed, and searches are the full hybrid
 page ranking. With --mode rerank (the default) every chunk is also encoded by the
@@ -139,17 +139,22 @@ def inverted_file_recall(dense, embedder, queries: list[str]) -> tuple[float, fl
 
 FRESH_PROCESS = r"""
 import json, sys, time
+from pathlib import Path
 t0 = time.perf_counter()
 from kb.database import create_db_engine
 from kb.search import Searcher
 from bot.agent.answer import Agent
 from bot.agent.types import Limits
+from kb.snapshot import Snapshots
 mode = sys.argv[3]
+snapshots = Snapshots(Path(sys.argv[4])) if sys.argv[4] else None
 encoder = None
 if mode == "rerank":
     from kb.encoder import default_encoder
     encoder = default_encoder()
-searcher = Searcher(create_db_engine(sys.argv[1]), encoder=encoder, **({"embedder": None} if mode == "bm25" else {}))
+searcher = Searcher(
+    create_db_engine(sys.argv[1]), encoder=encoder, snapshots=snapshots, **({"embedder": None} if mode == "bm25" else {})
+)
 answer = Agent(searcher, Limits()).answer(sys.argv[2], answerer="local")
 hits = answer.searches[0].hits
 t1 = time.perf_counter()
@@ -202,6 +207,7 @@ def main() -> None:
         from kb.database import create_db_engine
         from kb.embedding import default_embedder
         from kb.search import Searcher
+        from kb.snapshot import Snapshots
 
         embedder = default_embedder() if args.mode != "bm25" else None
         report["db_write_s"], embed_s = build_database(texts, url, embedder)
@@ -218,9 +224,11 @@ def main() -> None:
             report["encoder_all_chunks_min"] = encoded.seconds / 60
             report["encoder_chunks_per_s"] = encoded.encoded / encoded.seconds
         t = time.perf_counter()
-        searcher = Searcher(engine, embedder=embedder, encoder=encoder)
+        kept = Snapshots(Path(tmp) / "snapshots")  # what a serving process keeps for its next start (kb.snapshot)
+        searcher = Searcher(engine, embedder=embedder, encoder=encoder, snapshots=kept)
         index = searcher.refresh()  # the load a serving process does
         report["load_s"] = time.perf_counter() - t
+        kept.wait()
         report["index_mb"] = index.nbytes / 2**20
         if index.dense is not None and index.dense.wait_until_grouped() and index.dense.inverted is not None:
             report["dense_groups"], report["dense_groups_probed"] = index.dense.groups, index.dense.inverted.probe
@@ -241,21 +249,22 @@ def main() -> None:
         report["local_answer_p50_ms"] = percentile(local, 50)  # the no-key answerer, its searches included
         report["local_answer_p95_ms"] = percentile(local, 95)
 
-        t = time.perf_counter()
-        out = subprocess.run(
-            [sys.executable, "-c", FRESH_PROCESS, url, queries[0], args.mode],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).resolve().parent.parent,
-        )
-        wall = time.perf_counter() - t
-        if out.returncode != 0:
-            sys.exit(out.stderr)
-        fresh = json.loads(out.stdout)
-        report["fresh_process_first_answer_s"] = wall
-        report["fresh_process_in_process_s"] = fresh["in_process_s"]
-        report["serving_rss_mb"] = fresh["rss_mb"]
-        report["serving_peak_mb"] = fresh["peak_mb"]
+        for label, folder in (("fresh_process", ""), ("restart_with_snapshot", str(kept.folder))):
+            t = time.perf_counter()
+            out = subprocess.run(
+                [sys.executable, "-c", FRESH_PROCESS, url, queries[0], args.mode, folder],
+                capture_output=True,
+                text=True,
+                cwd=Path(__file__).resolve().parent.parent,
+            )
+            wall = time.perf_counter() - t
+            if out.returncode != 0:
+                sys.exit(out.stderr)
+            fresh = json.loads(out.stdout)
+            report[f"{label}_first_answer_s"] = wall
+            report[f"{label}_in_process_s"] = fresh["in_process_s"]
+            report[f"{label}_rss_mb"] = fresh["rss_mb"]
+            report[f"{label}_peak_mb"] = fresh["peak_mb"]
 
     report["p50_ms"], report["p95_ms"] = percentile(ours, 50), percentile(ours, 95)
 

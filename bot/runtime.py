@@ -76,7 +76,9 @@ class Runtime:
     @cached_property
     def searcher(self) -> Searcher:
         from kb.search import DEFAULT_MIN_SCORE, Searcher
+        from kb.snapshot import Snapshots
 
+        folder = self.settings.index_snapshot_dir
         return Searcher(
             self.engine,
             base_url=self.settings.docs_base_url,
@@ -86,6 +88,7 @@ class Runtime:
             min_score=self.settings.search_min_score if self.settings.search_min_score is not None else DEFAULT_MIN_SCORE,
             embedder=self.embedder,
             encoder=self.encoder,
+            snapshots=Snapshots(folder) if folder is not None else None,
         )
 
     @cached_property

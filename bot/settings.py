@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import time
 from pathlib import Path
@@ -17,6 +18,11 @@ TEAM_ANSWER_DAYS = 180  # a published team answer is due for review after this m
 
 SAMPLE_DOCS = Path(__file__).parent / "sample_docs"
 SAMPLE_EVAL = Path(__file__).parent / "sample_eval.yaml"
+
+
+def default_cache() -> Path:
+    """Where a large index is kept between starts: $XDG_CACHE_HOME/supportbot, else ~/.cache/supportbot."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "supportbot"
 
 
 class Settings(BaseSettings):
@@ -38,6 +44,7 @@ class Settings(BaseSettings):
     max_file_bytes: int = Field(2 * 1024 * 1024, alias="DOCS_MAX_FILE_BYTES", gt=0)
     search_min_score: float | None = Field(None, alias="SEARCH_MIN_SCORE", ge=0)
     search_mode: Literal["rerank", "hybrid", "bm25"] = Field("rerank", alias="SEARCH_MODE")
+    index_snapshot_dir: Path | None = Field(default_factory=lambda: default_cache() / "index", alias="INDEX_SNAPSHOT_DIR")
 
     # The model
     anthropic_api_key: SecretStr | None = Field(None, alias="ANTHROPIC_API_KEY")
@@ -85,6 +92,12 @@ class Settings(BaseSettings):
     )  # weekday (0: Monday), time
     team_answer_days: int = Field(TEAM_ANSWER_DAYS, alias="TEAM_ANSWER_DAYS", ge=1, le=36_500)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", alias="LOG_LEVEL")
+
+    @field_validator("index_snapshot_dir", mode="before")
+    @classmethod
+    def _off(cls, value):
+        """INDEX_SNAPSHOT_DIR=off (or empty): always read the index from the database at start."""
+        return None if isinstance(value, str) and value.strip().lower() in ("", "off", "none") else value
 
     @field_validator("slack_suggested_prompts", mode="before")
     @classmethod

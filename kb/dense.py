@@ -62,6 +62,29 @@ class DenseIndex:
         finally:
             self._grouped.set()
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The index as arrays, its inverted file included once built (kb.snapshot keeps them on disk)."""
+        ivf, rows = self._ivf, self.rows
+        if ivf is not None:
+            return {"ivf_" + name: value for name, value in ivf.arrays().items()}
+        if isinstance(rows, Packed):
+            return {"dense_codes": rows.codes, "dense_factors": rows.factors}
+        assert rows is not None
+        return {"dense_rows": rows}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> DenseIndex:
+        """An index as arrays() gave it: a kept inverted file serves at once, with no grouping to do again."""
+        if "ivf_order" not in arrays:
+            rows = arrays.get("dense_rows")
+            return cls(rows if rows is not None else Packed(arrays["dense_codes"], arrays["dense_factors"]))
+        index = cls.__new__(cls)
+        index._ivf = InvertedFile.from_arrays({name[4:]: value for name, value in arrays.items() if name.startswith("ivf_")})
+        index.size, index.rows = len(index._ivf.order), None
+        index._grouped = threading.Event()
+        index._grouped.set()
+        return index
+
     def wait_until_grouped(self, timeout: float | None = None) -> bool:
         return self._grouped.wait(timeout)
 
@@ -105,6 +128,24 @@ class InvertedFile:
         self.rows = rows.take(self.order)
         self.starts = np.searchsorted(nearest[self.order], np.arange(self.groups + 1))
         self.probe = max(1, int(np.ceil(self.groups * PROBE_SHARE)))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {
+            "centroids": self.centroids,
+            "order": self.order,
+            "codes": self.rows.codes,
+            "factors": self.rows.factors,
+            "starts": self.starts,
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> InvertedFile:
+        ivf = cls.__new__(cls)
+        ivf.centroids, ivf.order, ivf.starts = arrays["centroids"], arrays["order"], arrays["starts"]
+        ivf.rows = Packed(arrays["codes"], arrays["factors"])
+        ivf.groups = len(ivf.centroids)
+        ivf.probe = max(1, int(np.ceil(ivf.groups * PROBE_SHARE)))
+        return ivf
 
     @property
     def nbytes(self) -> int:

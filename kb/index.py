@@ -39,6 +39,9 @@ class ScoredChunk:
     score: float
 
 
+_BUILT = ("chunk_ids", "collections", "_hashes", "_term_ids", "_starts", "_docs", "_weights")
+
+
 class BM25Index:
     """Immutable once built: safe to search from many threads and to swap whole."""
 
@@ -79,6 +82,22 @@ class BM25Index:
         tf /= tf / (K1 + 1) + norm[self._docs]
         tf *= np.repeat(idf, np.diff(self._starts))
         self._weights = tf  # now the BM25 contribution of each posting
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The built index as arrays (kb.snapshot keeps them on disk)."""
+        return {name.lstrip("_"): getattr(self, name) for name in _BUILT}
+
+    @classmethod
+    def from_arrays(
+        cls, arrays: dict[str, np.ndarray], collection_names: Sequence[str], version: int, tokenizer: Tokenizer
+    ) -> BM25Index:
+        """An index as arrays() gave it, without building it again."""
+        index = cls.__new__(cls)
+        for name in _BUILT:
+            setattr(index, name, arrays[name.lstrip("_")])
+        index.version, index.tokenizer, index.collection_names = version, tokenizer, list(collection_names)
+        index.size = len(index.chunk_ids)
+        return index
 
     @classmethod
     def from_texts(

@@ -33,6 +33,7 @@ from kb.links import Links
 from kb.ranking import DEPTH, PAGE_BONUS, rank_pages, rrf, top
 from kb.rerank import ENCODER_POOL, RERANK_PAGES
 from kb.serving import ServingIndex, load_index
+from kb.snapshot import Snapshots
 from kb.state import index_version, synced_commit
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
 
@@ -65,6 +66,7 @@ class Searcher:
         embedder: Embedder | None = USE_DEFAULT,
         page_bonus: float = PAGE_BONUS,
         encoder: Embedder | None = None,
+        snapshots: Snapshots | None = None,
     ) -> None:
         """embedder: None searches with BM25 alone; the default is WordLlama (hybrid search).
         page_bonus: 0 ranks a page by its best chunk alone.
@@ -72,7 +74,8 @@ class Searcher:
         kb.encode has stored so far; None: no re-ranking.
         base_url, source_url, review_url: where a page is read (kb.links): a published site, else a template such
         as a git forge's web view of the file at the commit the served index was synced from, else the review
-        page's copy. style: DOCS_ANCHOR_STYLE, how the site lays out its pages (kb.anchors)."""
+        page's copy. style: DOCS_ANCHOR_STYLE, how the site lays out its pages (kb.anchors).
+        snapshots: where a large index is kept for the next start (kb.snapshot); None: always read the database."""
         self.engine = engine
         self._link = Links(base_url, source_url, self._served_commit, review_url, style)
         self._commit: tuple[int | None, str | None] = (None, None)  # (index version, the commit it was synced from)
@@ -81,6 +84,7 @@ class Searcher:
         self.tokenizer = tokenizer
         self.page_bonus = page_bonus
         self.encoder = encoder
+        self.snapshots = snapshots
         try:
             self.embedder = resolve_embedder(embedder)
         except EmbedderUnavailable as e:
@@ -124,7 +128,9 @@ class Searcher:
             if self._index is None or self._index.version != current:
                 if self._index is None:  # the first question reads its words' frequencies: loaded meanwhile
                     threading.Thread(target=zipf, args=("the",), name="kb-word-frequencies", daemon=True).start()
-                self._index = load_index(self.engine, self.tokenizer, self.embedder, encoder=self.encoder)
+                self._index = load_index(
+                    self.engine, self.tokenizer, self.embedder, encoder=self.encoder, snapshots=self.snapshots
+                )
                 encoded = self._index.encoded
                 if encoded is not None:  # the index answers now; the re-ranking vectors join it shortly
                     self._vectors = self._in_background(lambda: encoded.load_new(self.engine), "kb-vectors")

@@ -15,7 +15,8 @@ from kb.index import BM25Index
 from kb.memory import return_freed_memory
 from kb.models import chunks
 from kb.rerank import EncodedRows
-from kb.state import index_version
+from kb.snapshot import Snapshots, Stamp
+from kb.state import index_stamp
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
 from kb.vocabulary import Vocabulary
 
@@ -57,9 +58,20 @@ def load_index(
     embedder: Embedder | None = None,
     batch: int = 20_000,
     encoder: Embedder | None = None,
+    snapshots: Snapshots | None = None,
 ) -> ServingIndex:
     """Read the vocabulary, every chunk's stored postings and (with an embedder) its vector, at one version; with
-    an encoder, room for its vectors (EncodedRows.load_new reads them, after the index already answers)."""
+    an encoder, room for its vectors (EncodedRows.load_new reads them, after the index already answers). With
+    snapshots, a large index is read from the one kept for this version, or kept for the next start."""
+    model = embedder.name if embedder is not None else ""
+    if snapshots is not None:
+        with engine.connect() as conn:
+            version, committed = index_stamp(conn)
+        saved = snapshots.read(engine, Stamp(version, committed, tokenizer.name, model))
+        if saved is not None:
+            bm25 = BM25Index.from_arrays(saved, saved["collection_names"].tolist(), version, tokenizer)
+            dense = DenseIndex.from_arrays(saved) if embedder is not None else None
+            return _serving(bm25, dense, saved["pages"], saved["ordinals"], encoder)
     ids: list[int] = []
     codes: list[int] = []
     lengths: list[int] = []
@@ -75,7 +87,7 @@ def load_index(
         if not is_sqlite(engine):
             conn = conn.execution_options(isolation_level="REPEATABLE READ")
         with conn.begin():
-            version = index_version(conn)
+            version, committed = index_stamp(conn)
             vocabulary = Vocabulary.load_arrays(conn)
             result = conn.execute(select(*columns).order_by(chunks.c.id))
             while rows := result.fetchmany(batch):
@@ -87,14 +99,30 @@ def load_index(
                     pages.append(row[4])
                     ordinals.append(row[5])
                     if embedder is not None:
-                        vectors.append(bytes(row[6]) if row[6] is not None and row[7] == embedder.name else None)
+                        vectors.append(bytes(row[6]) if row[6] is not None and row[7] == model else None)
     bm25 = BM25Index.from_blobs(ids, codes, list(names), lengths, blobs, vocabulary, version=version, tokenizer=tokenizer)
     packed = unpack_codes(vectors, embedder.dim) if embedder is not None else None
     del blobs, vectors
     return_freed_memory()
     dense = DenseIndex(packed) if packed is not None else None
-    page_ids = np.asarray(pages, dtype=np.int64)
+    page_ids, places = np.asarray(pages, dtype=np.int64), np.asarray(ordinals, dtype=np.int64)
+    if snapshots is not None and bm25.size >= snapshots.min_chunks:
+
+        def built() -> dict[str, np.ndarray]:
+            """What to keep, once the dense rows are grouped: a restart then has nothing to build."""
+            if dense is not None:
+                dense.wait_until_grouped()
+            extra = dense.arrays() if dense is not None else {}
+            return {**bm25.arrays(), "collection_names": np.array(list(names)), "pages": page_ids, "ordinals": places, **extra}
+
+        snapshots.write(engine, Stamp(version, committed, tokenizer.name, model), built)
+    return _serving(bm25, dense, page_ids, places, encoder)
+
+
+def _serving(
+    bm25: BM25Index, dense: DenseIndex | None, pages: np.ndarray, ordinals: np.ndarray, encoder: Embedder | None
+) -> ServingIndex:
     encoded = None
     if encoder is not None:
-        encoded = EncodedRows(bm25.chunk_ids, page_ids, encoder.name, encoder.dim, np.asarray(ordinals, dtype=np.int64))
-    return ServingIndex(bm25, dense, page_ids, version, encoded)
+        encoded = EncodedRows(bm25.chunk_ids, pages, encoder.name, encoder.dim, ordinals)
+    return ServingIndex(bm25, dense, pages, bm25.version, encoded)

@@ -19,6 +19,13 @@ def index_version(conn: Connection) -> int:
     return conn.execute(select(index_state.c.version).where(index_state.c.id == 1)).scalar() or 0
 
 
+def index_stamp(conn: Connection) -> tuple[int, str]:
+    """The newest index's version and when it was committed ("" before any): version numbers start over in a
+    database made again, the moment does not."""
+    row = conn.execute(select(index_state.c.version, index_state.c.updated_at).where(index_state.c.id == 1)).first()
+    return (row.version, row.updated_at.isoformat()) if row is not None else (0, "")
+
+
 def chunk_count(conn: Connection) -> int:
     return conn.execute(select(func.count()).select_from(chunks)).scalar_one()
 

@@ -35,7 +35,7 @@ ON_POSTGRES = TARGET_URL.startswith("postgresql")
 def _isolated_environment(monkeypatch, tmp_path):
     """No setting leaks in from the developer's shell or .env."""
     for name in list(os.environ):
-        if name.startswith(("DOCS_", "SLACK_", "ANTHROPIC_", "AGENT_", "SEARCH_", "SYNC_")) or name == "DATABASE_URL":
+        if name.startswith(("DOCS_", "SLACK_", "ANTHROPIC_", "AGENT_", "SEARCH_", "SYNC_", "INDEX_")) or name == "DATABASE_URL":
             monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)  # so a stray .env in the repo is not read
 

@@ -1,6 +1,7 @@
 """The dense ranking: every row scored on small indexes, an inverted file on large ones."""
 
 import numpy as np
+import pytest
 
 from kb.dense import IVF_MIN_ROWS, DenseIndex
 from kb.embedding import Packed
@@ -65,6 +66,17 @@ def test_a_large_index_answers_while_its_groups_are_built_and_keeps_one_copy_of_
         answered += 1
     assert index.groups > 0 and index.rows is None, "the grouped copy replaces the rows"
     assert index.nbytes < rows.nbytes / 2, "int8 codes, a quarter of float32's bytes, plus the file's order"
+
+
+@pytest.mark.parametrize("n", [1_000, IVF_MIN_ROWS * 2])
+def test_an_index_given_back_as_its_arrays_answers_as_it_did_and_has_no_groups_to_build(n):
+    rows, centres = clustered(n)
+    built = DenseIndex(rows)
+    assert built.wait_until_grouped(60)
+    restored = DenseIndex.from_arrays({name: value.copy() for name, value in built.arrays().items()})
+    assert restored.wait_until_grouped(0) and restored.groups == built.groups
+    for q in centres[:10]:
+        assert restored.top(q, 50).tolist() == built.top(q, 50).tolist()
 
 
 def test_packed_vectors_come_back_as_their_unit_vectors_and_a_missing_or_malformed_row_as_zeros():
