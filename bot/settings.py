@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from datetime import time
 from pathlib import Path
 from typing import Annotated, Literal
@@ -21,8 +22,15 @@ SAMPLE_EVAL = Path(__file__).parent / "sample_eval.yaml"
 
 
 def default_cache() -> Path:
-    """Where a large index is kept between starts: $XDG_CACHE_HOME/supportbot, else ~/.cache/supportbot."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "supportbot"
+    """Where a large index is kept between starts: $XDG_CACHE_HOME/supportbot, else ~/.cache/supportbot, else (a
+    user with no home directory, as some containers run) the temporary folder's supportbot."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # no HOME and no password entry: settings must still load
+            base = tempfile.gettempdir()
+    return Path(base) / "supportbot"
 
 
 class Settings(BaseSettings):

@@ -2,7 +2,9 @@
 it was made from."""
 
 import logging
+import tempfile
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from sqlalchemy import update
@@ -118,3 +120,12 @@ def test_a_snapshot_that_cannot_be_written_is_one_warning_and_the_index_serves(e
         snapshots.wait()
     assert "could not keep an index snapshot" in caplog.text
     assert pages(searcher, "webhook signature HMAC")[0] == "api/webhooks.md"
+
+
+def test_a_user_with_no_home_directory_keeps_snapshots_in_the_temporary_folder(monkeypatch):
+    def no_home(cls):
+        raise RuntimeError("Could not determine home directory.")  # no HOME and no password entry, as some containers
+
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", classmethod(no_home))
+    assert load_settings().index_snapshot_dir == Path(tempfile.gettempdir()) / "supportbot" / "index"
