@@ -4,8 +4,9 @@
     python bench/search_bench.py --chunks 1000000 --no-db --no-baseline   # 1M, engine only
 
 Prints our p50/p95 per query, the fresh-process time to a first answer and its
-memory (a first start, and a restart that reads the index the first load kept: kb/snapshot.py), and rank-bm25's BM25Okapi.get_scores on the same corpus and queries, with
-the ratio between them. With --mode hybrid the database also holds each chunk's
+memory (a first start, and a restart that reads the index the first load kept:
+kb/snapshot.py), and rank-bm25's BM25Okapi.get_scores on the same corpus and queries,
+with the ratio between them. With --mode hybrid the database also holds each chunk's
 WordLlama vector, embedding throughput is printed, and searches are the full hybrid
 page ranking. With --mode rerank (the default) every chunk is also encoded by the
 sentence encoder (its throughput and the time to encode all chunks are printed), and

@@ -37,11 +37,16 @@ class DenseIndex:
     and builds its inverted file in a thread (about 0.4 s at 100k rows, a fifth of a fresh process's load): a
     restarted bot answers its first question sooner, and queries score every row until the file is ready."""
 
-    def __init__(self, rows: np.ndarray | Packed, seed: int = 0, background: bool = True) -> None:
-        self.size = len(rows)
-        self._ivf: InvertedFile | None = None
+    def __init__(self, rows: np.ndarray | Packed | InvertedFile, seed: int = 0, background: bool = True) -> None:
+        """rows: float or packed unit vectors in row order, or an inverted file already built (kb.snapshot)."""
+        self._ivf: InvertedFile | None = rows if isinstance(rows, InvertedFile) else None
         self._grouped = threading.Event()
         self.rows: np.ndarray | Packed | None  # row order, until a large index's grouped copy replaces it
+        if isinstance(rows, InvertedFile):
+            self.size, self.rows = len(rows.order), None
+            self._grouped.set()
+            return
+        self.size = len(rows)
         if self.size < IVF_MIN_ROWS:
             self.rows = rows.unit() if isinstance(rows, Packed) else rows
             self._grouped.set()
@@ -54,7 +59,7 @@ class DenseIndex:
 
     def _group(self, rows: Packed, seed: int) -> None:
         try:
-            self._ivf = InvertedFile(rows, np.random.default_rng(seed))
+            self._ivf = InvertedFile.build(rows, np.random.default_rng(seed))
             self.rows = None  # after _ivf is set: a query that reads None here finds the file (`top`)
             return_freed_memory()
         except Exception as e:  # MemoryError included: exact scans go on serving, correct, only slower
@@ -75,15 +80,10 @@ class DenseIndex:
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> DenseIndex:
         """An index as arrays() gave it: a kept inverted file serves at once, with no grouping to do again."""
-        if "ivf_order" not in arrays:
-            rows = arrays.get("dense_rows")
-            return cls(rows if rows is not None else Packed(arrays["dense_codes"], arrays["dense_factors"]))
-        index = cls.__new__(cls)
-        index._ivf = InvertedFile.from_arrays({name[4:]: value for name, value in arrays.items() if name.startswith("ivf_")})
-        index.size, index.rows = len(index._ivf.order), None
-        index._grouped = threading.Event()
-        index._grouped.set()
-        return index
+        if "ivf_order" in arrays:
+            return cls(InvertedFile.from_arrays({name[4:]: value for name, value in arrays.items() if name.startswith("ivf_")}))
+        rows = arrays.get("dense_rows")
+        return cls(rows if rows is not None else Packed(arrays["dense_codes"], arrays["dense_factors"]))
 
     def wait_until_grouped(self, timeout: float | None = None) -> bool:
         return self._grouped.wait(timeout)
@@ -117,35 +117,36 @@ class DenseIndex:
 class InvertedFile:
     """The rows grouped by their nearest of sqrt(n) centroids, stored group by group."""
 
-    def __init__(self, rows: Packed, rng: np.random.Generator) -> None:
-        n = len(rows)
-        self.centroids = _spherical_kmeans(rows, int(np.sqrt(n)), rng)
-        self.groups = len(self.centroids)
-        nearest = np.concatenate(
-            [np.argmax(rows.codes[i : i + _BATCH].astype(np.float32) @ self.centroids.T, axis=1) for i in range(0, n, _BATCH)]
-        )  # a row's positive factor does not change its nearest centroid
-        self.order = np.argsort(nearest, kind="stable")  # stored position -> row
-        self.rows = rows.take(self.order)
-        self.starts = np.searchsorted(nearest[self.order], np.arange(self.groups + 1))
+    def __init__(self, centroids: np.ndarray, order: np.ndarray, rows: Packed, starts: np.ndarray) -> None:
+        """centroids: unit, one per group; order: stored position -> row; rows: the rows in stored order; starts:
+        where each group begins in it, and the end."""
+        self.centroids, self.order, self.rows, self.starts = centroids, order, rows, starts
+        self.groups = len(centroids)
         self.probe = max(1, int(np.ceil(self.groups * PROBE_SHARE)))
 
+    @classmethod
+    def build(cls, rows: Packed, rng: np.random.Generator) -> InvertedFile:
+        n = len(rows)
+        centroids = _spherical_kmeans(rows, int(np.sqrt(n)), rng)
+        nearest = np.concatenate(
+            [np.argmax(rows.codes[i : i + _BATCH].astype(np.float32) @ centroids.T, axis=1) for i in range(0, n, _BATCH)]
+        )  # a row's positive factor does not change its nearest centroid
+        order = np.argsort(nearest, kind="stable")
+        return cls(centroids, order, rows.take(order), np.searchsorted(nearest[order], np.arange(len(centroids) + 1)))
+
     def arrays(self) -> dict[str, np.ndarray]:
+        rows = self.rows
         return {
             "centroids": self.centroids,
             "order": self.order,
-            "codes": self.rows.codes,
-            "factors": self.rows.factors,
+            "codes": rows.codes,
+            "factors": rows.factors,
             "starts": self.starts,
         }
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> InvertedFile:
-        ivf = cls.__new__(cls)
-        ivf.centroids, ivf.order, ivf.starts = arrays["centroids"], arrays["order"], arrays["starts"]
-        ivf.rows = Packed(arrays["codes"], arrays["factors"])
-        ivf.groups = len(ivf.centroids)
-        ivf.probe = max(1, int(np.ceil(ivf.groups * PROBE_SHARE)))
-        return ivf
+        return cls(arrays["centroids"], arrays["order"], Packed(arrays["codes"], arrays["factors"]), arrays["starts"])
 
     @property
     def nbytes(self) -> int:
