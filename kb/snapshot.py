@@ -80,6 +80,7 @@ class Snapshots:
             if isinstance(e, FileNotFoundError) and e.filename == str(path / STAMP):  # none kept for this index yet
                 return None
             log.warning("index snapshot %s could not be read (%s); reading the index from the database", path, e)
+            shutil.rmtree(path, ignore_errors=True)  # so the load that follows keeps a whole one in its place
             return None
 
     def write(self, engine: Engine, stamp: Stamp, arrays: Callable[[], dict[str, np.ndarray]]) -> None:

@@ -85,6 +85,11 @@ def test_a_damaged_snapshot_is_reported_and_the_database_read_instead(engine, ke
         found = by_words(Searcher(engine, snapshots=kept), "webhook signature HMAC")
     assert found == [], "read from the database, which has no postings now"
     assert "could not be read" in caplog.text and "reading the index from the database" in caplog.text
+    kept.wait()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="kb.snapshot"):
+        Searcher(engine, snapshots=kept).refresh()
+    assert caplog.text == "", "the load after the damaged one kept a whole snapshot, which the next start reads"
 
 
 def test_a_newer_snapshot_replaces_the_older_one(engine, docs, kept):
