@@ -75,10 +75,12 @@ class Runtime:
 
     @cached_property
     def searcher(self) -> Searcher:
+        from kb import frequency
         from kb.search import DEFAULT_MIN_SCORE, Searcher
         from kb.snapshot import Snapshots
 
         folder = self.settings.index_snapshot_dir
+        frequency.keep_copy_in(folder)  # wordfreq's English table, kept as plain text beside the index
         return Searcher(
             self.engine,
             base_url=self.settings.docs_base_url,

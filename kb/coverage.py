@@ -4,7 +4,7 @@ BM25's IDF only knows the docs: on a four-page folder every word is common and a
 one-word match can never reach a fixed score, while on a large manual a single
 generic word ("days") scores high. Rarity in general English does not depend on
 the docs folder: a word's weight is 8 - its Zipf frequency (wordfreq's tables,
-shipped in the package: "the" is about 7.7, "refund" 3.4, "vacation" 4.4), and
+shipped in the package, read through kb.frequency: "the" is about 7.7, "refund" 3.4, "vacation" 4.4), and
 words as common as "days", "make" or "version" (Zipf >= 5) are never the focus of
 a question on their own.
 
@@ -25,20 +25,13 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
+from kb.frequency import zipf
 from kb.index import lucene_idf
 from kb.tokens import Tokenizer
 
 GENERIC_ZIPF = 5.0  # words at least this common are not a question's focus
 MAX_WEIGHT = 8.0  # a word wordfreq has never seen
-
-
-@lru_cache(maxsize=100_000)
-def zipf(word: str) -> float:
-    from wordfreq import zipf_frequency  # loads its tables on first use
-
-    return zipf_frequency(word, "en")
 
 
 @dataclass(frozen=True)
