@@ -8,7 +8,7 @@ from docutils.nodes import section
 
 from kb.anchors import Anchors, site_path
 from kb.links import page_url
-from kb.loaders import load_markdown
+from kb.loaders.markdown import load_markdown
 
 HEADINGS = [
     "Refund window",

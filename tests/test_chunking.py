@@ -3,7 +3,7 @@
 import itertools
 
 from kb.chunking import chunk_document, index_text
-from kb.loaders import load_markdown
+from kb.loaders.markdown import load_markdown
 
 
 def test_each_section_becomes_a_chunk_with_its_heading_path():

@@ -1,6 +1,9 @@
 """Each format becomes a title, headings with anchors, and source-numbered lines."""
 
-from kb.loaders import load_html, load_markdown, load_rst, load_text
+from kb.loaders import load_text
+from kb.loaders.html import load_html
+from kb.loaders.markdown import load_markdown
+from kb.loaders.rst import load_rst
 
 
 def headings(doc):

@@ -1,14 +1,17 @@
-"""One loader per format, chosen by file extension."""
+"""One loader per format, chosen by file extension.
+
+A format's parser (markdown-it, docutils, BeautifulSoup) is imported when a file of that format is first read:
+together they take about 0.2 s to import, which a process that never reads a docs file (a serving bot, whose
+syncs run in a child process, or `supportbot logs`) does not pay.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import PurePosixPath
 
 from kb.documents import Document, Line, Section, title_from_filename
-from kb.loaders.html import load_html
-from kb.loaders.markdown import load_markdown
-from kb.loaders.rst import load_rst
 
 # Raise when a loader reads the same file differently: the next sync re-indexes every page with it.
 LOADERS_VERSION = 4  # 4: a paragraph wrapped over several lines is one line
@@ -23,17 +26,22 @@ def load_text(text: str, path: str, style: str | None = None) -> Document:
 
 Loader = Callable[[str, str, str | None], Document]  # (text, path, DOCS_ANCHOR_STYLE)
 
-LOADERS: dict[str, Loader] = {
-    ".md": load_markdown,
-    ".markdown": load_markdown,
-    ".mdx": load_markdown,
-    ".rst": load_rst,
-    ".txt": load_text,
-    ".text": load_text,
-    ".html": load_html,
-    ".htm": load_html,
+# suffix: (module of kb.loaders, its loader), the source formats before the rendered ones (.html last)
+LOADERS: dict[str, tuple[str, str]] = {
+    ".md": ("markdown", "load_markdown"),
+    ".markdown": ("markdown", "load_markdown"),
+    ".mdx": ("markdown", "load_markdown"),
+    ".rst": ("rst", "load_rst"),
+    ".txt": ("", "load_text"),
+    ".text": ("", "load_text"),
+    ".html": ("html", "load_html"),
+    ".htm": ("html", "load_html"),
 }
 
 
 def loader_for(suffix: str) -> Loader | None:
-    return LOADERS.get(suffix.lower())
+    found = LOADERS.get(suffix.lower())
+    if found is None:
+        return None
+    module, name = found
+    return getattr(import_module(f"kb.loaders.{module}") if module else import_module(__name__), name)
