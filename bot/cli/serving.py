@@ -12,6 +12,7 @@ from bot.cli.options import clear_errors, db_option, docs_option, runtime_for
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
+    from bot.settings import Settings
 
 
 def check_claude(rt: Runtime) -> None:
@@ -41,35 +42,43 @@ def check_claude(rt: Runtime) -> None:
 @db_option
 def serve_cmd(http: bool, port: int, host: str, docs: Path | None, db: str | None) -> None:
     """Run the Slack app (and the scheduled re-sync) until stopped."""
-    from slack_bolt.error import BoltError
-    from slack_sdk.errors import SlackApiError
-
     from bot.logging_setup import configure_logging
-    from bot.ports import check_port
-    from bot.runtime import Runtime
-    from bot.scheduler import start_scheduler
     from bot.settings import load_settings
-    from bot.slack.app import build_app, load_access, serve
-    from bot.slack.startup import check_tokens, wait_for_slack
+    from bot.slack.startup import check_tokens
 
     with clear_errors():
-        # Everything that can be checked here is, before any network call and before anything starts.
+        # Settings and tokens first, before the app's own modules load: a missing or wrong token is named in about
+        # half a second instead of two.
         settings = load_settings(database_url=db, docs_dir=docs)
         configure_logging(settings.log_level, settings.log_format)
         check_tokens(settings, http)
-        access = load_access(settings)
-        if http:
-            check_port(host, port)
-        elif settings.health_port:
-            check_port(host, settings.health_port, "HEALTH_PORT")
-        rt = Runtime(settings)
-        check_claude(rt)
-        workspace = wait_for_slack(settings, http)
-        try:
-            app, slack = build_app(rt, settings, access, workspace)
-        except (BoltError, SlackApiError) as e:
-            raise click.ClickException(f"Slack refused the bot token (SLACK_BOT_TOKEN): {e}")
-        serve(app, slack, start_scheduler(rt), settings, http, host, port)
+        _serve(settings, http, host, port)
+
+
+def _serve(settings: Settings, http: bool, host: str, port: int) -> None:
+    """Everything else that can be checked is, before any network call and before anything starts; then serve."""
+    from slack_bolt.error import BoltError
+    from slack_sdk.errors import SlackApiError
+
+    from bot.ports import check_port
+    from bot.runtime import Runtime
+    from bot.scheduler import start_scheduler
+    from bot.slack.app import build_app, load_access, serve
+    from bot.slack.startup import wait_for_slack
+
+    access = load_access(settings)
+    if http:
+        check_port(host, port)
+    elif settings.health_port:
+        check_port(host, settings.health_port, "HEALTH_PORT")
+    rt = Runtime(settings)
+    check_claude(rt)
+    workspace = wait_for_slack(settings, http)
+    try:
+        app, slack = build_app(rt, settings, access, workspace)
+    except (BoltError, SlackApiError) as e:
+        raise click.ClickException(f"Slack refused the bot token (SLACK_BOT_TOKEN): {e}")
+    serve(app, slack, start_scheduler(rt), settings, http, host, port)
 
 
 @click.command("review")
