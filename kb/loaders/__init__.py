@@ -8,7 +8,6 @@ syncs run in a child process, or `supportbot logs`) does not pay.
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import import_module
 from pathlib import PurePosixPath
 
 from kb.documents import Document, Line, Section, title_from_filename
@@ -26,22 +25,35 @@ def load_text(text: str, path: str, style: str | None = None) -> Document:
 
 Loader = Callable[[str, str, str | None], Document]  # (text, path, DOCS_ANCHOR_STYLE)
 
-# suffix: (module of kb.loaders, its loader), the source formats before the rendered ones (.html last)
-LOADERS: dict[str, tuple[str, str]] = {
-    ".md": ("markdown", "load_markdown"),
-    ".markdown": ("markdown", "load_markdown"),
-    ".mdx": ("markdown", "load_markdown"),
-    ".rst": ("rst", "load_rst"),
-    ".txt": ("", "load_text"),
-    ".text": ("", "load_text"),
-    ".html": ("html", "load_html"),
-    ".htm": ("html", "load_html"),
+def _markdown(text: str, path: str, style: str | None = None) -> Document:
+    from kb.loaders.markdown import load_markdown
+
+    return load_markdown(text, path, style)
+
+
+def _rst(text: str, path: str, style: str | None = None) -> Document:
+    from kb.loaders.rst import load_rst
+
+    return load_rst(text, path, style)
+
+
+def _html(text: str, path: str, style: str | None = None) -> Document:
+    from kb.loaders.html import load_html
+
+    return load_html(text, path, style)
+
+
+LOADERS: dict[str, Loader] = {  # the source formats before the rendered ones (.html last)
+    ".md": _markdown,
+    ".markdown": _markdown,
+    ".mdx": _markdown,
+    ".rst": _rst,
+    ".txt": load_text,
+    ".text": load_text,
+    ".html": _html,
+    ".htm": _html,
 }
 
 
 def loader_for(suffix: str) -> Loader | None:
-    found = LOADERS.get(suffix.lower())
-    if found is None:
-        return None
-    module, name = found
-    return getattr(import_module(f"kb.loaders.{module}") if module else import_module(__name__), name)
+    return LOADERS.get(suffix.lower())
