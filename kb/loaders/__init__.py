@@ -25,6 +25,7 @@ def load_text(text: str, path: str, style: str | None = None) -> Document:
 
 Loader = Callable[[str, str, str | None], Document]  # (text, path, DOCS_ANCHOR_STYLE)
 
+
 def _markdown(text: str, path: str, style: str | None = None) -> Document:
     from kb.loaders.markdown import load_markdown
 
