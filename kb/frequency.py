@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import logging
 import re
-import tempfile
 import threading
 from bisect import bisect_left
 from importlib.metadata import version
 from pathlib import Path
+
+from kb.files import replace_whole
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ def _read(path: Path) -> list[str] | None:
     """The copy's lines ("word zipf", sorted), or None when there is none or it is not whole (its first line
     counts the lines after it)."""
     try:
-        count, *lines = path.read_text(encoding="utf-8").split("\n")
+        count, *lines = path.read_text().split("\n")
     except OSError:
         return None
     if not count.isdigit() or len(lines) != int(count):
@@ -84,15 +85,9 @@ def _write(path: Path) -> list[str]:
         if words:
             values.update(dict.fromkeys(words, _zipf_frequency(words[0])))
     lines = sorted(f"{word} {value}" for word, value in values.items())
-    temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=".writing-", delete=False) as f:
-            temporary = Path(f.name)
-            f.write("\n".join([str(len(lines)), *lines]))
-        temporary.replace(path)  # whole or not at all, for a process starting meanwhile
+        replace_whole(path, "\n".join([str(len(lines)), *lines]))  # whole or not at all, for a process starting meanwhile
     except OSError as e:  # only saves time: the table is in memory either way
         log.warning("could not keep the word-frequency copy in %s (%s)", path.parent, e)
-        if temporary is not None:
-            temporary.unlink(missing_ok=True)
     return lines

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
 
 from kb.errors import SupportbotError
+from kb.files import replace_whole
 
 
 class EvalFileError(SupportbotError, ValueError):
@@ -30,7 +29,7 @@ def append_case(path: Path, case: dict) -> bool:
             new = json.dumps([*cases, case], indent=2, ensure_ascii=False) + "\n"
         else:
             new = _appended_yaml(text, cases, case)
-        _replace(path, new)
+        replace_whole(path, new)
         return True
 
 
@@ -71,19 +70,3 @@ def _locked(path: Path):
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def _replace(path: Path, text: str) -> None:
-    """Write beside the file, then rename over it: a reader sees the old file or the new one, never half."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
