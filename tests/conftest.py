@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from bot.database import open_database
@@ -137,19 +136,17 @@ def _libpq(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def postgres_schema(made_from: SchemaDump | None = None) -> Iterator[str]:
-    """A fresh schema in the machine's PostgreSQL database (a copy of a dumped one, if given), dropped after. Its
-    sessions carry its name as their application_name, so the drop first ends any a test left behind (a killed bot's)."""
+def postgres_schema(made_from: SchemaDump | None = None, server: str = TARGET_URL) -> Iterator[str]:
+    """A fresh schema in the server's database (a copy of a dumped one, if given), dropped after. Its sessions carry
+    its name as their application_name, so the drop first ends any a test left behind (a killed bot's)."""
     import psycopg
 
     schema = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(_libpq(TARGET_URL), autocommit=True) as conn:  # a test may restart PostgreSQL in between
+    with psycopg.connect(_libpq(server), autocommit=True) as conn:  # a test may restart PostgreSQL in between
         conn.execute(made_from.into(schema) if made_from else f'CREATE SCHEMA "{schema}"')
-    url = make_url(TARGET_URL).update_query_dict(
-        {"options": f"-csearch_path={schema} {TEST_SESSION}", "application_name": schema}
-    )
+    url = make_url(server).update_query_dict({"options": f"-csearch_path={schema} {TEST_SESSION}", "application_name": schema})
     yield url.render_as_string(hide_password=False)
-    with psycopg.connect(_libpq(TARGET_URL), autocommit=True) as conn:
+    with psycopg.connect(_libpq(server), autocommit=True) as conn:
         conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s", [schema])
         conn.execute("SET lock_timeout = '30s'")  # a session that outlived its termination: fail instead of hanging
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
@@ -437,17 +434,9 @@ def cuttable_postgres():
 def _cuttable_schema():
     from tests.fakes.tcp_proxy import TcpProxy
 
-    url = make_url(TARGET_URL if ON_POSTGRES else "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(url)
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    proxy = TcpProxy(url.host or "127.0.0.1", url.port or 5432)
-    yield (
-        proxy,
-        url.set(host="127.0.0.1", port=proxy.port).update_query_dict({"options": f"-csearch_path={schema} {TEST_SESSION}"}),
-    )
-    proxy.cut()
-    with admin.begin() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    server = TARGET_URL if ON_POSTGRES else "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+    with contextmanager(postgres_schema)(server=server) as schema_url:
+        url = make_url(schema_url)
+        proxy = TcpProxy(url.host or "127.0.0.1", url.port or 5432)
+        yield proxy, url.set(host="127.0.0.1", port=proxy.port)
+        proxy.cut()
