@@ -4,8 +4,8 @@
     python bench/search_bench.py --chunks 1000000 --no-db --no-baseline   # 1M, engine only
 
 Prints our p50/p95 per query, the fresh-process time to a first answer and its
-memory (a first start, and a restart that reads the index the first load kept:
-kb/snapshot.py), and rank-bm25's BM25Okapi.get_scores on the same corpus and queries,
+memory (a first start with no snapshot, a restart that reads the index the first load kept,
+and a first start after a sync, which keeps it: kb/snapshot.py), and rank-bm25's BM25Okapi.get_scores on the same corpus and queries,
 with the ratio between them. With --mode hybrid the database also holds each chunk's
 WordLlama vector, embedding throughput is printed, and searches are the full hybrid
 page ranking. With --mode rerank (the default) every chunk is also encoded by the
@@ -256,10 +256,17 @@ def main() -> None:
 
         frequency.keep_copy_in(kept.folder)  # wordfreq's table kept as a serving process keeps it (bot.runtime), so
         frequency.zipf("the")  # both starts below find it, as every start after a machine's first does
-        for label, folder in (("fresh_process", ""), ("restart_with_snapshot", str(kept.folder))):
+        from kb.serving import keep_snapshot
+
+        by_sync = Snapshots(Path(tmp) / "kept-by-sync")  # what a sync keeps before it ends (bot.runtime)
+        t = time.perf_counter()
+        keep_snapshot(engine, by_sync, embedder)
+        report["sync_keeps_index_s"] = time.perf_counter() - t
+        starts = {"fresh_process": "", "restart_with_snapshot": kept.folder, "first_start_after_sync": by_sync.folder}
+        for label, folder in starts.items():
             t = time.perf_counter()
             out = subprocess.run(
-                [sys.executable, "-c", FRESH_PROCESS, url, queries[0], args.mode, folder, str(kept.folder)],
+                [sys.executable, "-c", FRESH_PROCESS, url, queries[0], args.mode, str(folder), str(kept.folder)],
                 capture_output=True,
                 text=True,
                 cwd=Path(__file__).resolve().parent.parent,

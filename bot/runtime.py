@@ -167,6 +167,7 @@ class Runtime:
 
             record_failed_run(self.engine, str(docs_dir), f"{e}; the last index keeps serving")
             raise
+        self._keep_snapshot()
         if report.changed or report.removed:
             from bot.logs.stale import flag_stale
 
@@ -174,6 +175,21 @@ class Runtime:
         if encode:
             report.encoding = self.encode()
         return report
+
+    def _keep_snapshot(self) -> None:
+        """Keep a large index on disk as the sync left it (kb.snapshot), so the next process to start maps it
+        instead of reading every chunk: the first start after a deploy answers as fast as a restart. A failure
+        costs only that start's time."""
+        folder = self.settings.index_snapshot_dir
+        if folder is None:
+            return
+        from kb.serving import keep_snapshot
+        from kb.snapshot import Snapshots
+
+        try:
+            keep_snapshot(self.engine, Snapshots(folder), embedder=self.embedder)
+        except Exception as e:  # the database went away after the sync committed: the next start reads it
+            log.warning("could not keep the index for the next start (%s); it will be read from the database", e)
 
     def encode(self, seconds: float | None = None, progress: Progress | None = None) -> EncodeReport | None:
         """Compute the encoder's missing vectors (for `seconds` at most); None without an encoder."""

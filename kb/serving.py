@@ -16,7 +16,7 @@ from kb.memory import return_freed_memory
 from kb.models import chunks
 from kb.rerank import EncodedRows
 from kb.snapshot import Snapshots, Stamp
-from kb.state import index_stamp
+from kb.state import chunk_count, index_stamp
 from kb.tokens import DEFAULT_TOKENIZER, Tokenizer
 from kb.vocabulary import Vocabulary
 
@@ -117,6 +117,22 @@ def load_index(
 
         snapshots.write(engine, Stamp(version, committed, tokenizer.name, model), built)
     return _serving(bm25, dense, page_ids, places, encoder)
+
+
+def keep_snapshot(
+    engine: Engine, snapshots: Snapshots, embedder: Embedder | None, tokenizer: Tokenizer = DEFAULT_TOKENIZER
+) -> bool:
+    """Keep the snapshot of the index as it is now, if it is large enough and none is kept yet, and wait until it
+    is on disk: a sync does, so the next process to start maps it instead of reading every chunk (kb.snapshot).
+    Whether one is kept for this version now."""
+    with engine.connect() as conn:
+        if chunk_count(conn) < snapshots.min_chunks:
+            return False
+    load_index(engine, tokenizer, embedder, snapshots=snapshots)  # maps a kept one; else builds it and keeps it
+    snapshots.wait()
+    with engine.connect() as conn:
+        version, committed = index_stamp(conn)
+    return snapshots.path(engine, Stamp(version, committed, tokenizer.name, embedder.name if embedder else "")).exists()
 
 
 def _serving(

@@ -1,4 +1,5 @@
-"""A large serving index kept on disk, so a restarted process answers without building it again.
+"""A large serving index kept on disk, so a process started after the sync that made it, or restarted, answers
+without building it again.
 
 Reading 100k chunks' postings and vectors from the database and building the index from them takes about 1.6 s
 (kb.serving.load_index); mapping the arrays it built back into memory takes milliseconds, and the pages a query
@@ -50,9 +51,9 @@ class Stamp:
 class Snapshots:
     """Snapshots in `folder`, named for their database and stamp."""
 
-    def __init__(self, folder: Path, min_chunks: int = MIN_CHUNKS) -> None:
+    def __init__(self, folder: Path, min_chunks: int | None = None) -> None:
         self.folder = folder
-        self.min_chunks = min_chunks
+        self.min_chunks = MIN_CHUNKS if min_chunks is None else min_chunks
         self._writing: threading.Thread | None = None
 
     def wait(self, timeout: float | None = None) -> None:

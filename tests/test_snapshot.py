@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import update
 
+from bot.runtime import Runtime
 from bot.settings import load_settings
+from kb import snapshot
 from kb.models import chunks, index_state
 from kb.search import Searcher
 from kb.snapshot import Snapshots
@@ -100,6 +102,16 @@ def test_a_newer_snapshot_replaces_the_older_one(engine, docs, kept):
     kept.wait()
     [newer] = kept.folder.glob("index-*")
     assert newer != older and not older.exists()
+
+
+def test_the_first_start_after_a_sync_maps_the_index_the_sync_kept(db_url, docs, tmp_path, monkeypatch):
+    """No process served the index before: the sync itself kept it, so the first start reads no postings."""
+    monkeypatch.setattr(snapshot, "MIN_CHUNKS", 0)  # the sample docs count as a large index here
+    settings = load_settings(database_url=db_url, docs_dir=docs, index_snapshot_dir=tmp_path / "kept", search_mode="hybrid")
+    synced = Runtime(settings)
+    synced.sync(encode=False)
+    forget_the_postings(synced.engine)
+    assert by_words(Runtime(settings).searcher, "webhook signature HMAC")[0] == "api/webhooks.md"
 
 
 def test_a_small_index_is_not_kept(engine, docs, tmp_path):
