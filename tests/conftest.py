@@ -76,16 +76,34 @@ SYNCED_FIRST = {"bot_env", "runtime", "logged", "bot", "rt", "searcher", "synced
 
 @pytest.fixture
 def db_url(tmp_path, request) -> str:
+    """An empty database; a copy of the synced one for the fixtures that sync first, and of a migrated one for
+    `engine`, which migrates it anyway (a test of migrating an empty database asks for db_url alone)."""
     synced = not SYNCED_FIRST.isdisjoint(request.fixturenames)
+    made_from = "_synced_template" if synced else "_migrated_template" if "engine" in request.fixturenames else None
+    template = request.getfixturevalue(made_from) if made_from else None  # made before the lock is taken
     if not ON_POSTGRES:
         path = tmp_path / "test.db"
-        if synced:
-            shutil.copyfile(request.getfixturevalue("_synced_template"), path)
+        if template is not None:
+            shutil.copyfile(template, path)
         yield f"sqlite:///{path}"
         return
-    template = request.getfixturevalue("_synced_template") if synced else None  # made before the lock is taken
     with postgres_in_use(alone=request.node.get_closest_marker("stops_postgres") is not None):
         yield from postgres_schema(template)
+
+
+@pytest.fixture(scope="session")
+def _migrated_template(tmp_path_factory):
+    """An empty database at the newest revision, once per worker, that `engine`'s databases are copied from instead
+    of each running every migration (about 0.1 s on SQLite and 0.2-0.3 s on PostgreSQL a test)."""
+    if not ON_POSTGRES:
+        path = tmp_path_factory.mktemp("migrated") / "template.db"
+        open_database(f"sqlite:///{path}").dispose()
+        yield path
+        return
+    with postgres_in_use(alone=False), contextmanager(postgres_schema)() as url:
+        open_database(url).dispose()
+        dump = SchemaDump.of(str(make_url(url).query["application_name"]))
+    yield dump
 
 
 @pytest.fixture(scope="session")
