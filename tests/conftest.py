@@ -62,6 +62,7 @@ def postgres_in_use(alone: bool) -> Iterator[None]:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "stops_postgres: stops the machine's PostgreSQL, so runs with no other test using it")
+    config.addinivalue_line("markers", "empty_database: its db_url has no tables yet (no database file, on SQLite)")
     config.addinivalue_line(
         "markers",
         "shared_serve: needs only a bot serving the sample docs: its `bot` and `fake_slack` are the worker's shared ones",
@@ -76,10 +77,11 @@ SYNCED_FIRST = {"bot_env", "runtime", "logged", "bot", "rt", "searcher", "synced
 
 @pytest.fixture
 def db_url(tmp_path, request) -> str:
-    """An empty database; a copy of the synced one for the fixtures that sync first, and of a migrated one for
-    `engine`, which migrates it anyway (a test of migrating an empty database asks for db_url alone)."""
+    """A database at the newest revision, as the first command run on it leaves it: a copy of one migrated once per
+    worker, or of the synced one for the fixtures that sync first. Marked empty_database: nothing at all."""
     synced = not SYNCED_FIRST.isdisjoint(request.fixturenames)
-    made_from = "_synced_template" if synced else "_migrated_template" if "engine" in request.fixturenames else None
+    empty = request.node.get_closest_marker("empty_database") is not None
+    made_from = "_synced_template" if synced else None if empty else "_migrated_template"
     template = request.getfixturevalue(made_from) if made_from else None  # made before the lock is taken
     if not ON_POSTGRES:
         path = tmp_path / "test.db"
@@ -93,8 +95,9 @@ def db_url(tmp_path, request) -> str:
 
 @pytest.fixture(scope="session")
 def _migrated_template(tmp_path_factory):
-    """An empty database at the newest revision, once per worker, that `engine`'s databases are copied from instead
-    of each running every migration (about 0.1 s on SQLite and 0.2-0.3 s on PostgreSQL a test)."""
+    """An empty database at the newest revision, once per worker, that tests' databases are copied from instead of
+    each running every migration (about 0.1 s on SQLite and 0.2-0.3 s on PostgreSQL a test, more in a subprocess,
+    which imports Alembic for it)."""
     if not ON_POSTGRES:
         path = tmp_path_factory.mktemp("migrated") / "template.db"
         open_database(f"sqlite:///{path}").dispose()

@@ -1,5 +1,6 @@
 """The schema comes from migrations only, and every command brings an empty database up by itself."""
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
@@ -8,6 +9,8 @@ from bot.database import current_revision, head_revision
 from kb.database import create_db_engine
 from migrations.metadata import target_metadata
 from tests.conftest import run_cli
+
+pytestmark = pytest.mark.empty_database  # each test starts from nothing, as a new deployment does
 
 
 def test_migrated_schema_matches_the_models(engine):
