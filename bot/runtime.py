@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -186,8 +187,10 @@ class Runtime:
         from kb.serving import keep_snapshot
         from kb.snapshot import Snapshots
 
+        started = time.monotonic()
         try:
-            keep_snapshot(self.engine, Snapshots(folder), embedder=self.embedder)
+            if keep_snapshot(self.engine, Snapshots(folder), embedder=self.embedder):
+                log.info("the index is kept for the next start in %s (%.1f s)", folder, time.monotonic() - started)
         except Exception as e:  # the database went away after the sync committed: the next start reads it
             log.warning("could not keep the index for the next start (%s); it will be read from the database", e)
 
