@@ -98,33 +98,33 @@ def _migrated_template(tmp_path_factory):
     """An empty database at the newest revision, once per worker, that tests' databases are copied from instead of
     each running every migration (about 0.1 s on SQLite and 0.2-0.3 s on PostgreSQL a test, more in a subprocess,
     which imports Alembic for it)."""
-    if not ON_POSTGRES:
-        path = tmp_path_factory.mktemp("migrated") / "template.db"
-        open_database(f"sqlite:///{path}").dispose()
-        yield path
-        return
-    with postgres_in_use(alone=False), contextmanager(postgres_schema)() as url:
-        open_database(url).dispose()
-        dump = SchemaDump.of(str(make_url(url).query["application_name"]))
-    yield dump
+    yield from _template(tmp_path_factory, "migrated", lambda url: open_database(url).dispose())
 
 
 @pytest.fixture(scope="session")
 def _synced_template(tmp_path_factory):
-    """The sample docs synced (and encoded) once per worker: a SQLite file that tests copy, or on PostgreSQL a
-    schema's dump that each test's schema is made from (SchemaDump)."""
+    """The sample docs synced (and encoded) once per worker."""
     from bot.runtime import Runtime
     from bot.settings import load_settings
 
-    if not ON_POSTGRES:
-        path = tmp_path_factory.mktemp("synced") / "template.db"
-        Runtime(load_settings(database_url=f"sqlite:///{path}", docs_dir=SAMPLE_DOCS)).sync()
-        yield path
-        return
-    with postgres_in_use(alone=False), contextmanager(postgres_schema)() as url:
+    def synced(url: str) -> None:
         rt = Runtime(load_settings(database_url=url, docs_dir=SAMPLE_DOCS))
         rt.sync()
         rt.engine.dispose()
+
+    yield from _template(tmp_path_factory, "synced", synced)
+
+
+def _template(tmp_path_factory, name: str, make: Callable[[str], None]) -> Iterator[Path | SchemaDump]:
+    """A database made by make(url) once per worker: a SQLite file that tests copy, or on PostgreSQL a schema's dump
+    that each test's schema is made from (SchemaDump)."""
+    if not ON_POSTGRES:
+        path = tmp_path_factory.mktemp(name) / "template.db"
+        make(f"sqlite:///{path}")
+        yield path
+        return
+    with postgres_in_use(alone=False), contextmanager(postgres_schema)() as url:
+        make(url)
         dump = SchemaDump.of(str(make_url(url).query["application_name"]))
     yield dump
 
