@@ -65,6 +65,10 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "empty_database: its db_url has no tables yet (no database file, on SQLite)")
     config.addinivalue_line(
         "markers",
+        "synced_database: its db_url starts with the sample docs synced (a command it runs with --docs finds them unchanged)",
+    )
+    config.addinivalue_line(
+        "markers",
         "shared_serve: needs only a bot serving the sample docs: its `bot` and `fake_slack` are the worker's shared ones",
     )
 
@@ -78,8 +82,9 @@ SYNCED_FIRST = {"bot_env", "runtime", "logged", "bot", "rt", "searcher", "synced
 @pytest.fixture
 def db_url(tmp_path, request) -> str:
     """A database at the newest revision, as the first command run on it leaves it: a copy of one migrated once per
-    worker, or of the synced one for the fixtures that sync first. Marked empty_database: nothing at all."""
-    synced = not SYNCED_FIRST.isdisjoint(request.fixturenames)
+    worker, or of the synced one for the fixtures that sync first and tests marked synced_database. Marked
+    empty_database: nothing at all."""
+    synced = not SYNCED_FIRST.isdisjoint(request.fixturenames) or request.node.get_closest_marker("synced_database")
     empty = request.node.get_closest_marker("empty_database") is not None
     made_from = "_synced_template" if synced else None if empty else "_migrated_template"
     template = request.getfixturevalue(made_from) if made_from else None  # made before the lock is taken

@@ -39,6 +39,7 @@ def synced_with(db_url, docs: Path, pages: dict[str, str]) -> Runtime:
     return rt
 
 
+@pytest.mark.synced_database  # what it checks is the answers, not a first sync
 def test_the_sample_question_set_passes_its_thresholds(docs, db_url):
     result = run_cli(
         "eval",
@@ -65,6 +66,7 @@ def test_the_sample_question_set_passes_its_thresholds(docs, db_url):
     assert summary["cites_right_page"] >= summary["answer_pass_rate"], "a passing answer cites a right page"
 
 
+@pytest.mark.synced_database  # what it checks is the answers, not a first sync
 def test_eval_exits_non_zero_below_a_threshold(docs, db_url, tmp_path):
     questions = tmp_path / "eval.yaml"  # one question whose expected page is not the one that answers it
     questions.write_text("- question: How much is express delivery?\n  sources: [help/warranty.md]\n")
@@ -269,6 +271,7 @@ def test_an_empty_question_gets_a_usage_hint(rt):
     assert a.status == "abstained" and a.answer.startswith("Ask me a question about the docs")
 
 
+@pytest.mark.synced_database  # what it checks is the answers, not a first sync
 def test_ask_json_prints_the_documented_object(docs, db_url):
     result = run_cli("ask", "How much is express delivery?", "--docs", str(docs), "--db", db_url, "--json")
     assert result.returncode == 0, result.stderr
@@ -298,6 +301,7 @@ def test_ask_json_prints_the_documented_object(docs, db_url):
     assert set(out["steps"][0]) >= {"tool", "input", "observation"}
 
 
+@pytest.mark.synced_database  # what it checks is the answers, not a first sync
 def test_ask_trace_shows_thought_action_observation(docs, db_url):
     result = run_cli("ask", "How much is express delivery?", "--docs", str(docs), "--db", db_url, "--trace")
     lines = result.stdout.splitlines()

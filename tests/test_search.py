@@ -114,6 +114,7 @@ def test_searches_keep_being_answered_while_the_index_rebuilds(engine, docs, sea
     assert searcher.index is not old and searcher.index.version == old.version + 1
 
 
+@pytest.mark.synced_database  # what it checks is the search, not a first sync
 def test_search_command_prints_the_documented_json(docs, db_url):
     result = run_cli("search", "how do I verify webhook signatures", "--docs", str(docs), "--db", db_url, "--json", "--k", "3")
     assert result.returncode == 0, result.stderr
@@ -137,6 +138,7 @@ def test_search_command_prints_the_documented_json(docs, db_url):
     assert len(out["hits"]) <= 3
 
 
+@pytest.mark.synced_database  # what it checks is the search, not a first sync
 def test_search_command_with_a_collection_filter(docs, db_url):
     result = run_cli("search", "firmware", "--docs", str(docs), "--db", db_url, "--json", "--collection", "api")
     assert {h["collection"] for h in json.loads(result.stdout)["hits"]} == {"api"}
