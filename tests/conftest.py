@@ -437,9 +437,24 @@ def start_bot(tmp_path):
         started.append(bot)
         return bot
 
+    start.started = started  # type: ignore[attr-defined]  # read by pytest_runtest_makereport on a failure
     yield start
     for bot in started:
         bot.end()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test's report ends with the log of each bot it started: a wait that timed out says why."""
+    report = yield
+    if report.when == "call" and report.failed:
+        bots = list(getattr(item.funcargs.get("start_bot"), "started", []))
+        if isinstance(item.funcargs.get("bot"), BotProcess) and item.funcargs["bot"] not in bots:
+            bots.append(item.funcargs["bot"])
+        for n, bot in enumerate(bots):
+            text = bot.log_path.read_text(errors="replace") if bot.log_path.exists() else "(no log)"
+            report.sections.append((f"bot {n}: the end of its log", text[-6000:]))
+    return report
 
 
 @pytest.fixture
