@@ -221,15 +221,37 @@ def run_child(runtime: Runtime, args: list[str], on_line=None) -> str:
     return "".join(out)
 
 
+# A sync that fails before any index was committed leaves the bot with nothing to answer from (a docs checkout that
+# could not be fetched at start, a database restarting): it is tried again after this many seconds, doubling up to
+# SYNC_INTERVAL_MINUTES, not a whole interval later.
+FIRST_SYNC_RETRY_S = 5.0
+
+
 def start_scheduler(runtime: Runtime) -> BackgroundScheduler:
     scheduler = BackgroundScheduler(daemon=True, timezone="UTC")
     # Due now, or one interval from now. (APScheduler reads next_run_time=None as "paused": a bot started
     # right after a sync would never have re-synced again.)
     first = {"next_run_time": datetime.now(UTC)} if sync_is_due(runtime) else {}
+    failures = 0
+
+    def sync_job() -> None:
+        nonlocal failures
+        run_sync(runtime)
+        try:
+            committed = runtime.committed_version()
+        except Exception:  # the database is away: try again soon as well
+            committed = 0
+        if committed:
+            failures = 0
+            return
+        delay = min(FIRST_SYNC_RETRY_S * 2**failures, runtime.settings.sync_interval_minutes * 60)
+        failures += 1
+        log.info("no index has been committed yet: the sync is tried again in %.0f s", delay)
+        scheduler.modify_job("sync", next_run_time=datetime.now(UTC) + timedelta(seconds=delay))
+
     scheduler.add_job(
-        run_sync,
+        sync_job,
         "interval",
-        args=[runtime],
         id="sync",
         minutes=runtime.settings.sync_interval_minutes,
         max_instances=1,

@@ -77,3 +77,14 @@ def test_readyz_waits_for_a_newer_committed_index_to_be_served(db_url, docs):
     assert health.not_ready() == ["loading index version 2 (serving 1)"]
     runtime.searcher.refresh()
     assert health.not_ready() == []
+
+
+def test_a_first_sync_that_fails_is_tried_again_within_seconds_not_an_interval_later(fake_slack, db_url, docs, start_bot):
+    """Nothing committed yet means nothing to answer from: the bot tries again soon (SYNC_INTERVAL_MINUTES is 30)."""
+    later = docs.parent / "docs-not-there-yet"
+    bot = start_bot(fresh_env(fake_slack, db_url, later))
+    fake_slack.wait_for(lambda: "the sync is tried again in" in bot.log(), timeout=60)
+    assert get(base(bot) + "/readyz")[0] == 503
+    docs.rename(later)  # the folder appears, as a docs checkout that could not be fetched at start later is
+    _status, body = fake_slack.wait_for(lambda: (r := get(base(bot) + "/readyz"))[0] == 200 and r, timeout=60)
+    assert body.startswith("ready")
