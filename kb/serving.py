@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, Engine, select
 
 from kb.database import is_sqlite
 from kb.dense import DenseIndex
@@ -66,10 +66,10 @@ def load_index(
     model = embedder.name if embedder is not None else ""
     if snapshots is not None:
         with engine.connect() as conn:
-            version, committed = index_stamp(conn)
-        saved = snapshots.read(engine, Stamp(version, committed, tokenizer.name, model))
+            stamp = _stamp(conn, tokenizer, embedder)
+        saved = snapshots.read(engine, stamp)
         if saved is not None:
-            bm25 = BM25Index.from_arrays(saved, saved["collection_names"].tolist(), version, tokenizer)
+            bm25 = BM25Index.from_arrays(saved, saved["collection_names"].tolist(), stamp.version, tokenizer)
             dense = DenseIndex.from_arrays(saved) if embedder is not None else None
             return _serving(bm25, dense, saved["pages"], saved["ordinals"], encoder)
     ids: list[int] = []
@@ -87,7 +87,7 @@ def load_index(
         if not is_sqlite(engine):
             conn = conn.execution_options(isolation_level="REPEATABLE READ")
         with conn.begin():
-            version, committed = index_stamp(conn)
+            stamp = _stamp(conn, tokenizer, embedder)
             vocabulary = Vocabulary.load_arrays(conn)
             result = conn.execute(select(*columns).order_by(chunks.c.id))
             while rows := result.fetchmany(batch):
@@ -100,7 +100,7 @@ def load_index(
                     ordinals.append(row[5])
                     if embedder is not None:
                         vectors.append(bytes(row[6]) if row[6] is not None and row[7] == model else None)
-    bm25 = BM25Index.from_blobs(ids, codes, list(names), lengths, blobs, vocabulary, version=version, tokenizer=tokenizer)
+    bm25 = BM25Index.from_blobs(ids, codes, list(names), lengths, blobs, vocabulary, version=stamp.version, tokenizer=tokenizer)
     packed = unpack_codes(vectors, embedder.dim) if embedder is not None else None
     del blobs, vectors
     return_freed_memory()
@@ -115,7 +115,7 @@ def load_index(
             extra = dense.arrays() if dense is not None else {}
             return {**bm25.arrays(), "collection_names": np.array(list(names)), "pages": page_ids, "ordinals": places, **extra}
 
-        snapshots.write(engine, Stamp(version, committed, tokenizer.name, model), built)
+        snapshots.write(engine, stamp, built)
     return _serving(bm25, dense, page_ids, places, encoder)
 
 
@@ -131,8 +131,13 @@ def keep_snapshot(
     load_index(engine, tokenizer, embedder, snapshots=snapshots)  # maps a kept one; else builds it and keeps it
     snapshots.wait()
     with engine.connect() as conn:
-        version, committed = index_stamp(conn)
-    return snapshots.path(engine, Stamp(version, committed, tokenizer.name, embedder.name if embedder else "")).exists()
+        return snapshots.path(engine, _stamp(conn, tokenizer, embedder)).exists()
+
+
+def _stamp(conn: Connection, tokenizer: Tokenizer, embedder: Embedder | None) -> Stamp:
+    """What a snapshot of the index this connection sees must match (kb.snapshot.Stamp)."""
+    version, committed = index_stamp(conn)
+    return Stamp(version, committed, tokenizer.name, embedder.name if embedder is not None else "")
 
 
 def _serving(
