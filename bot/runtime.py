@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the heavy parts (the Anthropic SDK, numpy, the embedder) lo
     from kb.embedding import Embedder
     from kb.encode import EncodeReport
     from kb.search import Searcher
+    from kb.snapshot import Snapshots
     from kb.sync import Progress
     from kb.sync_runs import SyncReport
 
@@ -78,10 +79,8 @@ class Runtime:
     def searcher(self) -> Searcher:
         from kb import frequency
         from kb.search import DEFAULT_MIN_SCORE, Searcher
-        from kb.snapshot import Snapshots
 
-        folder = self.settings.index_snapshot_dir
-        frequency.keep_copy_in(folder)  # wordfreq's English table, kept as plain text beside the index
+        frequency.keep_copy_in(self.settings.index_snapshot_dir)  # wordfreq's English table, as plain text beside it
         return Searcher(
             self.engine,
             base_url=self.settings.docs_base_url,
@@ -91,8 +90,17 @@ class Runtime:
             min_score=self.settings.search_min_score if self.settings.search_min_score is not None else DEFAULT_MIN_SCORE,
             embedder=self.embedder,
             encoder=self.encoder,
-            snapshots=Snapshots(folder) if folder is not None else None,
+            snapshots=self.snapshots,
         )
+
+    @cached_property
+    def snapshots(self) -> Snapshots | None:
+        """Where a large index is kept between starts, by a sync and by a process that read it (INDEX_SNAPSHOT_DIR;
+        None: off)."""
+        from kb.snapshot import Snapshots
+
+        folder = self.settings.index_snapshot_dir
+        return Snapshots(folder) if folder is not None else None
 
     @cached_property
     def embedder(self) -> Embedder | None:
@@ -181,16 +189,14 @@ class Runtime:
         """Keep a large index on disk as the sync left it (kb.snapshot), so the next process to start maps it
         instead of reading every chunk: the first start after a deploy answers as fast as a restart. A failure
         costs only that start's time."""
-        folder = self.settings.index_snapshot_dir
-        if folder is None:
+        if self.snapshots is None:
             return
         from kb.serving import keep_snapshot
-        from kb.snapshot import Snapshots
 
         started = time.monotonic()
         try:
-            if keep_snapshot(self.engine, Snapshots(folder), embedder=self.embedder):
-                log.info("the index is kept for the next start in %s (%.1f s)", folder, time.monotonic() - started)
+            if keep_snapshot(self.engine, self.snapshots, embedder=self.embedder):
+                log.info("the index is kept for the next start in %s (%.1f s)", self.snapshots.folder, time.monotonic() - started)
         except Exception as e:  # the database went away after the sync committed: the next start reads it
             log.warning("could not keep the index for the next start (%s); it will be read from the database", e)
 
