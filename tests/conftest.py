@@ -84,7 +84,7 @@ def db_url(tmp_path, request) -> str:
     """A database at the newest revision, as the first command run on it leaves it: a copy of one migrated once per
     worker, or of the synced one for the fixtures that sync first and tests marked synced_database. Marked
     empty_database: nothing at all."""
-    synced = not SYNCED_FIRST.isdisjoint(request.fixturenames) or request.node.get_closest_marker("synced_database")
+    synced = not SYNCED_FIRST.isdisjoint(request.fixturenames) or request.node.get_closest_marker("synced_database") is not None
     empty = request.node.get_closest_marker("empty_database") is not None
     made_from = "_synced_template" if synced else None if empty else "_migrated_template"
     template = request.getfixturevalue(made_from) if made_from else None  # made before the lock is taken
