@@ -9,6 +9,7 @@ from bot.agent.evidence import Ledger, Passage
 from bot.agent.lines import Candidate, introduced
 from bot.agent.local import INTRO
 from bot.agent.meaning import contested
+from bot.agent.numbers import asked_amount
 from bot.runtime import Runtime
 from bot.settings import SAMPLE_EVAL, load_settings
 from kb.documents import Line
@@ -420,3 +421,34 @@ def test_a_paragraph_wrapped_in_the_source_is_quoted_as_the_whole_sentence(db_ur
     a = ask(rt, "will the runner exit with an error when a script is missing?")
     assert a.status == "answered" and not a.problems
     assert "when a script is missing from the scripts section of the manifest." in a.answer
+
+
+def test_a_how_long_question_quotes_the_line_giving_a_duration_over_one_with_another_number(db_url, tmp_path):
+    pages = {  # the first line shares more of the question's words, and has a number: not a duration
+        "battery.md": "# Battery\n\n## Lights\n\nThe Pro case shows the battery level of each earbud with 4 lights.\n\n"
+        "Each light stands for a quarter of a full charge.\n\n## Playback\n\nThe Pro plays for up to 9 hours on a full charge.\n",
+        "returns.md": "# Returns\n\nYou can return any item within 30 days of delivery.\n",
+    }
+    rt = synced_with(db_url, tmp_path / "tiny", pages)
+    a = ask(rt, "how long does the battery last on the pro?")
+    assert a.status == "answered" and a.answer.splitlines()[1].startswith("> The Pro plays for up to 9 hours")
+
+
+@pytest.mark.parametrize(
+    ("question", "gives", "does_not"),
+    [
+        ("How long is the warranty?", "a 2-year warranty", "covers 3 parts"),
+        ("how long till the refund shows up", "within 5 to 7 business days", "refunds over $50"),
+        ("what does the protection plan cost?", "$4.99 a month", "covers 2 devices"),
+        ("How often do API keys need to be replaced?", "keys expire after 90 days", "up to 20 keys"),
+        ("what time does support open", "from 9am on weekdays", "press 2 for support"),
+        ("how many devices can I register", "up to 20 devices", "how to register a device"),
+    ],
+)
+def test_a_question_asking_for_an_amount_wants_a_line_with_that_kind_of_amount(question, gives, does_not):
+    wanted = asked_amount(question)
+    assert wanted is not None and wanted(gives) and not wanted(does_not)
+
+
+def test_a_question_asking_for_no_amount_wants_none():
+    assert asked_amount("how do I pair the earbuds with a laptop") is None

@@ -32,7 +32,7 @@ from bot.agent.lines import (
     with_context,
 )
 from bot.agent.loop import Draft, Reply
-from bot.agent.numbers import arithmetic_in, asks_for_a_number, asks_how_much, has_amount
+from bot.agent.numbers import arithmetic_in, asked_amount, asks_how_much, has_amount
 from bot.agent.tools import CALCULATOR, SEARCH_DOCS, Toolbox, ToolCall, ToolResult
 from bot.agent.types import Segment
 from kb.coverage import docs_weights
@@ -84,7 +84,7 @@ class LocalAnswerer:
         self._read_texts: dict[str, frozenset[str]] = {}
         self.question = question
         self.expression = arithmetic_in(question)
-        self.wants_number = asks_for_a_number(question)
+        self.gives_amount = asked_amount(question)  # a line with the kind of amount asked for is worth more
         self.needs_number = asks_how_much(question)
         self.calls = 0
         self.tried = {self.query}
@@ -203,7 +203,7 @@ class LocalAnswerer:
         for i, text in enumerate(p.blocks):
             if is_table_header(p.blocks, i) or not quotable(text):
                 continue
-            bonus = NUMBER_BONUS if self.wants_number and has_amount(text) else 0.0
+            bonus = NUMBER_BONUS if self.gives_amount is not None and self.gives_amount(text) else 0.0
             header = header_of(p.blocks, i)
             words = self._words(text if header is None else f"{text} {p.blocks[header]}")  # a cell means what its column says
             yield Candidate(self._coverage(words, heading_words) + 0.5 * relevance + bonus, p, i)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)"  # 1,200 or 1200, never a trailing comma
 _NUM = rf"\(?[$€£]?{_DIGITS}(?:\.\d+)?%?\)?"
@@ -50,9 +51,39 @@ def arithmetic_in(question: str) -> str | None:
     return max(found, key=len).strip() if found else None
 
 
-def asks_for_a_number(question: str) -> bool:
-    """An amount, a duration or a time would answer it: a line with a number is worth more."""
-    return bool(_ASKS_FOR_A_NUMBER.search(question))
+_UNIT = r"(?:second|sec|minute|min|hour|hr|day|night|week|month|year)s?\b"
+_DURATION = re.compile(rf"\d[\d,.]*(?:\s*(?:-|–|to)\s*\d[\d,.]*)?[\s-]*(?:\w+[\s-]+)?{_UNIT}|\b(?:an?|one) {_UNIT}", re.I)
+_MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:USD|EUR|GBP|dollars?|euros?|pounds?|cents?)\b|\bfree\b", re.I)
+_FREQUENCY = re.compile(
+    rf"\bevery\s+(?:\d+\s+|other\s+)?{_UNIT}|\b(?:hourly|daily|weekly|monthly|yearly|annually)\b|\b(?:once|twice|\d+\s+times)\b"
+    rf"|\b(?:a|per)\s+{_UNIT}|{_DURATION.pattern}",
+    re.I,
+)
+_CLOCK = re.compile(
+    r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d{2}\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekdays?\b",
+    re.I,
+)
+# The kind of amount a question asks for, by the words that ask it (the "expected answer type" of question
+# answering, Harabagiu et al., "FALCON: Boosting Knowledge for Answer Engines", TREC 2000): "how long" wants a
+# duration, "what does it cost" money, "how often" a frequency, "what time" a time of day; "how many" any number.
+_KINDS = (
+    (re.compile(r"\bhow (?:long|soon)\b", re.I), _DURATION),
+    (re.compile(r"\bhow often\b", re.I), _FREQUENCY),  # "every 90 days", or "they expire after 90 days"
+    (re.compile(r"\b(?:cost|price|fee|charge)s?\b|\bhow much (?:is|are|does|do|will|would)\b", re.I), _MONEY),
+    (re.compile(r"\bwhat time\b", re.I), _CLOCK),
+)
+
+
+def asked_amount(question: str) -> Callable[[str], bool] | None:
+    """Whether a line gives the amount the question asks for, when it asks for one: a duration for "how long",
+    money for a cost, a frequency or a period for "how often", a time for "what time"; any number for "how many" or
+    "when". None: it asks for no amount."""
+    if not _ASKS_FOR_A_NUMBER.search(question):
+        return None
+    kind = next((kind for asks, kind in _KINDS if asks.search(question)), None)
+    if kind is None:
+        return has_amount
+    return lambda text: bool(kind.search(text))
 
 
 def asks_how_much(question: str) -> bool:
