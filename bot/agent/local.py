@@ -52,6 +52,7 @@ QUESTION_WORDS = frozenset(
 EXPANSION_TERMS = 3
 RANK_FLOOR, RANK_DECAY = 0.5, 0.25  # a passage's relevance: its coverage, discounted by its search rank
 HOP_MAX_DF, HOP_MAX_SHARE = 3, 0.01  # a name in more chunks than this is too common to search for
+HOP_LINES = 3  # the best lines read for a name
 BAND = 0.7  # lines are quoted from the passages at least this relevant, relative to the best
 # "the firm that took over Northwind", "the headphones made by ...": something described, not named
 _DESCRIPTION = re.compile(r"\bthe \w+(?: \w+)? (?:that|which|who|whose)\b|\b(?:made|owned|bought|run|built|sold) by\b", re.I)
@@ -238,20 +239,19 @@ class LocalAnswerer:
         return max((cover for _, cover, _ in self._passages()), default=0.0)
 
     def _hop(self) -> tuple[str, str] | None:
-        """A second hop: the best line answers part of the question and names something the question only
+        """A second hop: one of the best lines answers part of the question and names something the question only
         describes ("the firm that took over Northwind": "Fabrikam"); search for that name with the question's
         words the line lacks. A name the docs use everywhere (the product's brand) tells nothing."""
-        ranked = self._ranked()
-        if not ranked:
-            return None
-        _, p, i = ranked[0]
         common = max(HOP_MAX_DF, HOP_MAX_SHARE * self.index.size)
-        names = [
-            n
-            for n in names_in(p.blocks[i], self.question)
-            if min(self.index.bm25.df(self.index.tokenizer.words(n)) or [0]) <= common
-        ]
-        if not names:
+        for _, p, i in self._ranked()[:HOP_LINES]:
+            names = [
+                n
+                for n in names_in(p.blocks[i], self.question)
+                if min(self.index.bm25.df(self.index.tokenizer.words(n)) or [0]) <= common
+            ]
+            if names:
+                break
+        else:
             return None
         have = self._words(p.blocks[i])
         rest = [w.word for w in self.read.words if w.term in self.weights and self.stems[w.term] not in have]
