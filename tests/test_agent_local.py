@@ -439,6 +439,7 @@ def test_a_how_long_question_quotes_the_line_giving_a_duration_over_one_with_ano
     [
         ("How long is the warranty?", "a 2-year warranty", "covers 3 parts"),
         ("how long till the refund shows up", "within 5 to 7 business days", "refunds over $50"),
+        ("how long can a channel name be", "up to 80 characters", "1 in 5 channels are private"),
         ("what does the protection plan cost?", "$4.99 a month", "covers 2 devices"),
         ("How often do API keys need to be replaced?", "keys expire after 90 days", "up to 20 keys"),
         ("what time does support open", "from 9am on weekdays", "press 2 for support"),

@@ -53,6 +53,9 @@ def arithmetic_in(question: str) -> str | None:
 
 _UNIT = r"(?:second|sec|minute|min|hour|hr|day|night|week|month|year)s?\b"
 _DURATION = re.compile(rf"\d[\d,.]*(?:\s*(?:-|–|to)\s*\d[\d,.]*)?[\s-]*(?:\w+[\s-]+)?{_UNIT}|\b(?:an?|one) {_UNIT}", re.I)
+_LENGTH = re.compile(
+    r"\d[\d,.]*\s*(?:mm|cm|m|km|ft|metres?|meters?|feet|foot|inch(?:es)?|miles?|characters?|chars|words|lines|pages)\b", re.I
+)
 _MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:USD|EUR|GBP|dollars?|euros?|pounds?|cents?)\b|\bfree\b", re.I)
 _FREQUENCY = re.compile(
     rf"\bevery\s+(?:\d+\s+|other\s+)?{_UNIT}|\b(?:hourly|daily|weekly|monthly|yearly|annually)\b|\b(?:once|twice|\d+\s+times)\b"
@@ -65,9 +68,10 @@ _CLOCK = re.compile(
 )
 # The kind of amount a question asks for, by the words that ask it (the "expected answer type" of question
 # answering, Harabagiu et al., "FALCON: Boosting Knowledge for Answer Engines", TREC 2000): "how long" wants a
-# duration, "what does it cost" money, "how often" a frequency, "what time" a time of day; "how many" any number.
+# duration or a length, "what does it cost" money, "how often" a frequency, "what time" a time of day; "how many" any number.
 _KINDS = (
-    (re.compile(r"\bhow (?:long|soon)\b", re.I), _DURATION),
+    (re.compile(r"\bhow soon\b", re.I), _DURATION),
+    (re.compile(r"\bhow long\b", re.I), re.compile(f"{_DURATION.pattern}|{_LENGTH.pattern}", re.I)),
     (re.compile(r"\bhow often\b", re.I), _FREQUENCY),  # "every 90 days", or "they expire after 90 days"
     (re.compile(r"\b(?:cost|price|fee|charge)s?\b|\bhow much (?:is|are|does|do|will|would)\b", re.I), _MONEY),
     (re.compile(r"\bwhat time\b", re.I), _CLOCK),
@@ -75,9 +79,9 @@ _KINDS = (
 
 
 def asked_amount(question: str) -> Callable[[str], bool] | None:
-    """Whether a line gives the amount the question asks for, when it asks for one: a duration for "how long",
-    money for a cost, a frequency or a period for "how often", a time for "what time"; any number for "how many" or
-    "when". None: it asks for no amount."""
+    """Whether a line gives the amount the question asks for, when it asks for one: a duration or a length for "how
+    long", money for a cost, a frequency or a period for "how often", a time for "what time"; any number for "how many"
+    or "when". None: it asks for no amount."""
     if not _ASKS_FOR_A_NUMBER.search(question):
         return None
     kind = next((kind for asks, kind in _KINDS if asks.search(question)), None)
