@@ -191,8 +191,7 @@ def pooled_schema(template: Template) -> Iterator[str]:
     import psycopg
 
     with psycopg_admin() as conn:
-        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s", [schema])
-        conn.execute("SET lock_timeout = '30s'")  # a session that outlived its termination: fail instead of hanging
+        _end_sessions(conn, schema)
         try:
             _empty(conn, schema)
             fit = _shape(schema, conn) == template.shape
@@ -203,6 +202,13 @@ def pooled_schema(template: Template) -> Iterator[str]:
             _EMPTIED.setdefault(template.shape, []).append(schema)
         else:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def _end_sessions(conn, schema: str) -> None:
+    """End the sessions a test left in its schema (a killed bot's), found by their application_name; what comes next
+    on this connection fails after 30 s instead of hanging on one that outlived its termination."""
+    conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s", [schema])
+    conn.execute("SET lock_timeout = '30s'")
 
 
 def _empty(conn, schema: str) -> None:
@@ -251,8 +257,7 @@ def postgres_schema(server: str = TARGET_URL) -> Iterator[str]:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     yield _schema_url(schema, server)
     with psycopg_admin(server) as conn:
-        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s", [schema])
-        conn.execute("SET lock_timeout = '30s'")  # a session that outlived its termination: fail instead of hanging
+        _end_sessions(conn, schema)
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
