@@ -443,6 +443,7 @@ def test_a_how_long_question_quotes_the_line_giving_a_duration_over_one_with_ano
         ("what does the protection plan cost?", "$4.99 a month", "covers 2 devices"),
         ("How often do API keys need to be replaced?", "keys expire after 90 days", "up to 20 keys"),
         ("what time does support open", "from 9am on weekdays", "press 2 for support"),
+        ("what time will the overnight charge finish", "a full charge is done by 6am", "the charge is $2 a night"),
         ("how many devices can I register", "up to 20 devices", "how to register a device"),
     ],
 )

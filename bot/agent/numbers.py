@@ -84,9 +84,10 @@ def asked_amount(question: str) -> Callable[[str], bool] | None:
     or "when". None: it asks for no amount."""
     if not _ASKS_FOR_A_NUMBER.search(question):
         return None
-    kind = next((kind for asks, kind in _KINDS if asks.search(question)), None)
-    if kind is None:
+    asked = [(found.start(), kind) for asks, kind in _KINDS if (found := asks.search(question))]
+    if not asked:
         return has_amount
+    kind = min(asked, key=lambda pair: pair[0])[1]  # the words that ask first: "what time does the charge finish"
     return lambda text: bool(kind.search(text))
 
 
