@@ -26,8 +26,9 @@ MINILM = "all-MiniLM-L6-v2-int8"
 MAX_TOKENS = 256  # the model's own max_seq_length
 BATCH = 4  # as fast as 32 on two cores (about 105 chunks/s), at a fifth of the memory (200 MB peak, not 670)
 # What its cosines mean (a property of the model, not of any docs folder). Measured on four docs sets
-# (bench/retrieval.py): the best line of the first search for an answerable question has a median cosine of 0.64
-# and a 10th percentile of 0.48; uncovered questions whose subject the docs never use never reached 0.55.
+# (bench/retrieval.py, each line read under its section's name): the best line of the first search for an
+# answerable question has a median cosine of 0.62 and a 10th percentile of 0.46; of 29 uncovered questions, 2
+# reached 0.55 (2026-12-03; 0.64, 0.48 and 2 with the line read alone).
 RELATED = 0.40  # below this, a line or passage is not about the query
 CLOSE = 0.55  # at least this, it is about the query even when the docs never use the query's own words
 

@@ -8,7 +8,7 @@ import pytest
 from bot.agent.evidence import Ledger, Passage
 from bot.agent.lines import Candidate, introduced
 from bot.agent.local import INTRO
-from bot.agent.meaning import contested
+from bot.agent.meaning import contested, section
 from bot.agent.numbers import asked_amount
 from bot.runtime import Runtime
 from bot.settings import SAMPLE_EVAL, load_settings
@@ -188,6 +188,19 @@ def test_a_word_shared_by_coincidence_is_not_an_answer_when_the_page_is_far_in_m
     assert "mailmap.md" in [h.path for h in a.searches[0].hits], "the only page with the word is found"
     assert "jane@laptop" not in a.answer
     assert a.status == "abstained" or {s.path for s in a.sources} & {"notebook.md", "computer.md"}, "if answered, by meaning"
+
+
+def test_a_bare_figure_is_judged_under_its_sections_name(rt):
+    a = ask(rt, "What is the biggest page size when listing devices?")  # the line: "The default is 20 and the maximum is 100"
+    assert a.status == "answered" and [s.path for s in a.sources][:1] == ["api/pagination.md"] and "100" in a.answer
+
+
+@pytest.mark.parametrize(
+    ("heading", "name"),
+    [("Pagination > Page size", "Page size"), ("3.7. Pixelize > 3.7.3. Options", "Options"), ("Returns", "Returns")],
+)
+def test_a_lines_section_is_the_last_part_of_its_heading_path_without_its_number(heading, name):
+    assert section(heading) == name
 
 
 @pytest.mark.parametrize("question", ["Is there a student discount?", "Do the earbuds support Dolby Atmos spatial audio?"])

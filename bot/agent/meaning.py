@@ -6,6 +6,7 @@ close in meaning: with the sentence encoder, line by line; without it, by the de
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -22,6 +23,7 @@ MEANING_SHARE, MEANING_FLOOR = 0.02, 10
 # RELATED nothing found is about the question; below CLOSE a question whose subject the docs never use is not
 # answered (kb.encoder says how they were measured).
 MEANING_PAGES = 3  # the lines judged are those of the first search's best pages
+_NUMBERING = re.compile(r"^[\d.]+\s+")  # a section's number before its name: "3.7.3. "
 RANKINGS = ("bm25_rank", "dense_rank", "meaning_rank")  # the rankings kb.search fuses, as each hit records them
 
 
@@ -32,15 +34,25 @@ class Meaning(NamedTuple):
 
 def judge(question: str, first: Sequence[Passage], encoder: Embedder, as_quoted: Callable[[str], str]) -> Meaning | None:
     """The lines of the first search's best pages against the question, each as it would be quoted (a long
-    paragraph by its answering sentences); None when they hold no quotable line."""
+    paragraph by its answering sentences) and read under its section's name; None when they hold no quotable line."""
     pages = list(dict.fromkeys(p.hit.path for p in first))[:MEANING_PAGES]  # the same lines however many a search shows
-    lines = list(dict.fromkeys(t for p in first if p.hit.path in pages for t in p.blocks if quotable(t)))
-    if not lines:
+    sections: dict[str, str] = {}  # each quotable line, the section it is read in
+    for p in (p for p in first if p.hit.path in pages):
+        for text in filter(quotable, p.blocks):
+            sections.setdefault(text, section(p.hit.heading))
+    if not sections:
         return None
-    vectors = encoder.embed([question, *(as_quoted(text).replace("…", " ") for text in lines)])
+    lines = list(sections)
+    vectors = encoder.embed([question, *(f"{sections[t]}: {as_quoted(t).replace('…', ' ')}" for t in lines)])
     cosines = vectors[1:] @ vectors[0]
     related = {text for text, c in zip(lines, cosines.tolist()) if c >= RELATED}
     return Meaning(float(cosines.max()), {p.hit.path for p in first if related.intersection(p.blocks)})
+
+
+def section(heading: str) -> str:
+    """A line's own section, which it is read in: "The default is 20 and the maximum is 100" says what about only under
+    "Page size". The last part of the heading path, without its numbering ("3.7.3. Options": "Options")."""
+    return _NUMBERING.sub("", heading.rsplit(" > ", 1)[-1])
 
 
 def why_far(meaning: Meaning, absent: Sequence[str]) -> str | None:
