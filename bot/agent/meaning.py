@@ -43,7 +43,8 @@ def judge(question: str, first: Sequence[Passage], encoder: Embedder, as_quoted:
     if not sections:
         return None
     lines = list(sections)
-    vectors = encoder.embed([question, *(f"{sections[t]}: {as_quoted(t).replace('…', ' ')}" for t in lines)])
+    read = (": ".join(filter(None, [sections[t], as_quoted(t).replace("…", " ")])) for t in lines)
+    vectors = encoder.embed([question, *read])
     cosines = vectors[1:] @ vectors[0]
     related = {text for text, c in zip(lines, cosines.tolist()) if c >= RELATED}
     return Meaning(float(cosines.max()), {p.hit.path for p in first if related.intersection(p.blocks)})
