@@ -28,7 +28,7 @@ BATCH = 4  # as fast as 32 on two cores (about 105 chunks/s), at a fifth of the 
 # What its cosines mean (a property of the model, not of any docs folder). Measured on four docs sets
 # (bench/retrieval.py, each line read under its section's name): the best line of the first search for an
 # answerable question has a median cosine of 0.62 and a 10th percentile of 0.46; of 29 uncovered questions, 2
-# reached 0.55 (2026-12-03; 0.64, 0.48 and 2 with the line read alone).
+# reached 0.55 (2026-12-03; 0.63, 0.48 and 2 with the line read alone).
 RELATED = 0.40  # below this, a line or passage is not about the query
 CLOSE = 0.55  # at least this, it is about the query even when the docs never use the query's own words
 
