@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, delete, func, insert, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from kb.chunking import Chunk, index_text
+from kb.chunking import Chunk, encoder_text
 from kb.documents import Line
 from kb.embedding import Embedder, pack
 from kb.models import chunks, documents, encodings
@@ -75,7 +75,7 @@ def encode_missing(
             break
         after = rows[-1].id
         vectors = encoder.embed(
-            [index_text(r.title, Chunk(0, r.heading, "", tuple(Line(n, t) for n, t in r.lines))) for r in rows]
+            [encoder_text(r.title, Chunk(0, r.heading, "", tuple(Line(n, t) for n, t in r.lines))) for r in rows]
         )
         try:
             written = _write(engine, encoder.name, [r.id for r in rows], vectors)

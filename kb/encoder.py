@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kb.chunking import ENCODER_TEXT
 from kb.embedding import EmbedderUnavailable
 
 WEIGHTS = Path(__file__).parent / "weights"
@@ -36,7 +37,7 @@ CLOSE = 0.55  # at least this, it is about the query even when the docs never us
 class MiniLMEncoder:
     """Unit sentence vectors (the Embedder protocol of kb.embedding)."""
 
-    name = MINILM
+    name = f"{MINILM}/{ENCODER_TEXT}"  # its vectors' name: the model, and what it reads of a chunk
     dim = 384
 
     def __init__(self, folder: Path = WEIGHTS, threads: int = 2) -> None:

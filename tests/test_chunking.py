@@ -2,7 +2,9 @@
 
 import itertools
 
-from kb.chunking import chunk_document, index_text
+import pytest
+
+from kb.chunking import chunk_document, encoder_text, index_text, unnumbered
 from kb.loaders.markdown import load_markdown
 
 
@@ -53,3 +55,23 @@ def test_index_text_carries_title_and_heading_so_short_chunks_are_found():
 def test_a_chunk_ending_in_a_wrapped_paragraph_ends_at_its_last_source_line():
     (chunk,) = chunk_document(load_markdown("# T\n\nfirst\nsecond\nthird\n", "t"))
     assert (chunk.start_line, chunk.end_line) == (3, 5), "a change on 'third' is a change to this chunk"
+
+
+@pytest.mark.parametrize(
+    ("heading", "read"),
+    [
+        ("3.7. Pixelize > 3.7.3. Options", "Pixelize > Options"),
+        ("Chapter 3. Developing with Git > Fixing mistakes", "Developing with Git > Fixing mistakes"),
+        ("Install > 2.1 Writing", "Install > Writing"),
+        ("2 ways to pair > 3-Way Merge", "2 ways to pair > 3-Way Merge"),  # numbers that belong to the name
+    ],
+)
+def test_a_headings_section_numbers_are_left_out_and_numbers_in_its_names_kept(heading, read):
+    assert unnumbered(heading) == read
+
+
+def test_the_encoder_reads_a_chunk_without_its_section_numbers():
+    doc = load_markdown("# 3.7. Pixelize\n\n## 3.7.3. Options\n\nBlock width and height.\n", "p")
+    chunk = chunk_document(doc)[0]
+    assert encoder_text(doc.title, chunk) == "Pixelize\nOptions\nBlock width and height."
+    assert index_text(doc.title, chunk) == "3.7. Pixelize\n3.7.3. Options\nBlock width and height.", "BM25 reads them"

@@ -63,6 +63,15 @@ def test_encoding_is_incremental_and_a_pass_stopped_at_its_deadline_keeps_its_wo
     assert again.encoded == len([c for c in report.added]) and again.left == 0
 
 
+def test_vectors_of_what_an_older_version_read_of_a_chunk_are_encoded_again(engine, docs):
+    sync(engine, docs)
+    first = encode_missing(engine, default_encoder())
+    with engine.begin() as conn:  # as an index encoded before the encoder read chunks without section numbers
+        conn.execute(text("UPDATE kb_encodings SET model = 'all-MiniLM-L6-v2-int8'"))
+    again = encode_missing(engine, default_encoder())
+    assert again.encoded == again.total == first.total and again.left == 0
+
+
 def test_the_encoders_order_is_fused_with_the_hybrids_and_a_page_without_vectors_keeps_its_place():
     pages = np.array([10, 10, 20, 30, 40])  # document id per row
     rows = EncodedRows(np.array([1, 2, 3, 4, 5]), pages, "test", 2)

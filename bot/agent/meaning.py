@@ -6,12 +6,12 @@ close in meaning: with the sentence encoder, line by line; without it, by the de
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from bot.agent.evidence import Passage
 from bot.agent.lines import quotable
+from kb.chunking import unnumbered
 from kb.embedding import Embedder
 from kb.encoder import CLOSE, RELATED
 
@@ -23,7 +23,6 @@ MEANING_SHARE, MEANING_FLOOR = 0.02, 10
 # RELATED nothing found is about the question; below CLOSE a question whose subject the docs never use is not
 # answered (kb.encoder says how they were measured).
 MEANING_PAGES = 3  # the lines judged are those of the first search's best pages
-_NUMBERING = re.compile(r"^[\d.]+\s+")  # a section's number before its name: "3.7.3. "
 RANKINGS = ("bm25_rank", "dense_rank", "meaning_rank")  # the rankings kb.search fuses, as each hit records them
 
 
@@ -53,7 +52,7 @@ def judge(question: str, first: Sequence[Passage], encoder: Embedder, as_quoted:
 def section(heading: str) -> str:
     """A line's own section, which it is read in: "The default is 20 and the maximum is 100" says what about only under
     "Page size". The last part of the heading path, without its numbering ("3.7.3. Options": "Options")."""
-    return _NUMBERING.sub("", heading.rsplit(" > ", 1)[-1])
+    return unnumbered(heading.rsplit(" > ", 1)[-1])
 
 
 def why_far(meaning: Meaning, absent: Sequence[str]) -> str | None:
