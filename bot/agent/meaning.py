@@ -36,9 +36,11 @@ def judge(question: str, first: Sequence[Passage], encoder: Embedder, as_quoted:
     paragraph by its answering sentences) and read under its section's name; None when they hold no quotable line."""
     pages = list(dict.fromkeys(p.hit.path for p in first))[:MEANING_PAGES]  # the same lines however many a search shows
     sections: dict[str, str] = {}  # each quotable line, the section it is read in
-    for p in (p for p in first if p.hit.path in pages):
-        for text in filter(quotable, p.blocks):
-            sections.setdefault(text, section(p.hit.heading))
+    for p in first:
+        if p.hit.path in pages:
+            name = section(p.hit.heading)  # one per passage: its lines share its heading
+            for text in filter(quotable, p.blocks):
+                sections.setdefault(text, name)
     if not sections:
         return None
     lines = list(sections)
