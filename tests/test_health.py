@@ -180,6 +180,47 @@ def test_an_idle_bot_writes_nothing_while_its_heartbeat_beats(start_bot, bot_env
     assert not [line for line in bot.log().splitlines() if "apscheduler" in line or "alembic" in line], bot.log()
 
 
+def test_a_heartbeat_slower_than_its_beat_is_one_warning_in_the_bots_words(db_url, docs, caplog):
+    import logging
+    import sqlite3
+    import threading
+    from datetime import timedelta
+
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+    from bot.slack.access import Access
+    from bot.slack.app import keep_leases
+    from bot.slack.context import Slack
+
+    if not db_url.startswith("sqlite"):
+        pytest.skip("holds SQLite's write lock from outside")
+    slack = Slack(Runtime(load_settings(database_url=db_url + "?timeout=5", docs_dir=docs)), Access.load(None))
+    slack.lease = timedelta(seconds=0.6)  # a beat every 0.2 s
+    blocker = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None, check_same_thread=False)
+    blocker.execute("BEGIN EXCLUSIVE")  # another writer holds the file for half a second: the renewal waits for it
+    threading.Timer(0.5, lambda: blocker.execute("ROLLBACK")).start()
+    with caplog.at_level(logging.WARNING, logger="bot.slack.app"):
+        keep_leases(slack)
+    blocker.close()
+    [warning] = [r.getMessage() for r in caplog.records if r.name == "bot.slack.app"]
+    assert "longer than its 0.2 s beat: the database is slow" in warning
+
+
+def test_apschedulers_line_for_a_beat_skipped_while_the_last_runs_is_left_out_and_its_other_warnings_kept():
+    import subprocess
+    import sys
+
+    script = (
+        "import logging; from bot.logging_setup import configure_logging; configure_logging('INFO', 'text'); "
+        "log = logging.getLogger('apscheduler.scheduler'); "
+        "log.warning('Execution of job \"keep_leases\" skipped: maximum number of running instances reached (1)'); "
+        "log.warning('Run time of job \"sync\" was missed by 0:01:05')"
+    )
+    err = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60).stderr
+    assert "missed by 0:01:05" in err
+    assert "maximum number of running instances" not in err
+
+
 def test_log_level_warning_keeps_the_answer_lines_and_quiets_the_rest(start_bot, bot_env, fake_slack):
     bot = start_bot(bot_env | {"LOG_LEVEL": "WARNING"})
     msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")

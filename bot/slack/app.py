@@ -8,6 +8,7 @@ import logging
 import os
 import signal
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -71,13 +72,29 @@ def build_app(
     return app, slack
 
 
+def beat_seconds(lease: timedelta) -> float:
+    """How often the heartbeat renews the leases: a third of a lease, so two beats can be late before one lapses."""
+    return max(0.2, lease.total_seconds() / 3)
+
+
 def keep_leases(slack: Slack) -> None:
     """The heartbeat: renew this process's leases, a third of a lease apart, whatever else is going on."""
+    started = time.monotonic()
     try:
         renew(slack.runtime.engine, slack.lease)
         HEARTBEATS.inc()
     except Exception:
         log.exception("renewing claims failed; retrying at the next beat")
+        return
+    took, beat = time.monotonic() - started, beat_seconds(slack.lease)
+    if took > beat:  # the next beat was skipped meanwhile (one runs at a time)
+        log.warning(
+            "renewing this process's claims took %.1f s, longer than its %.1f s beat: the database is slow, and past"
+            " %.0f s another process takes the claims over",
+            took,
+            beat,
+            slack.lease.total_seconds(),
+        )
 
 
 def keep_claims(slack: Slack, client: WebClient) -> None:
@@ -158,7 +175,7 @@ def serve(app: App, slack: Slack, scheduler: BackgroundScheduler, settings: Sett
         "interval",
         args=[slack],
         id="leases",
-        seconds=max(0.2, slack.lease.total_seconds() / 3),  # its own job: a slow recovery never delays a renewal
+        seconds=beat_seconds(slack.lease),  # its own job: a slow recovery never delays a renewal
         max_instances=1,
         coalesce=True,
         next_run_time=datetime.now(UTC),
