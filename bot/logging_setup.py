@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -32,20 +33,21 @@ class KeepEvents(logging.Filter):
         return record.levelno >= logging.INFO and getattr(record, "event", None) is not None
 
 
-class DropBoltTokenWarning(logging.Filter):
+class DropLines(logging.Filter):
+    """Leaves out a library's lines that `unwanted` picks by their message."""
+
+    def __init__(self, unwanted: Callable[[str], bool]) -> None:
+        super().__init__()
+        self.unwanted = unwanted
+
     def filter(self, record: logging.LogRecord) -> bool:
-        return record.getMessage() != BOLT_TOKEN_WARNING
+        return not self.unwanted(record.getMessage())
 
 
 # APScheduler's line when a job is due while its last run goes on. Every job of the bot runs one at a time on purpose
 # (max_instances=1, coalesce): the skip is the design, and a heartbeat slower than its beat is reported by the bot
 # itself (bot.slack.app.keep_leases), in words an operator can act on.
 OVERLAP_SKIP = "skipped: maximum number of running instances reached"
-
-
-class DropOverlapSkips(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        return OVERLAP_SKIP not in record.getMessage()
 
 
 def _iso_ms(record: logging.LogRecord) -> str:
@@ -77,5 +79,5 @@ def configure_logging(level: str, fmt: str) -> None:
     logging.basicConfig(level=logging.WARNING, handlers=[handler], force=True)
     logging.getLogger("bot").setLevel(min(threshold, logging.INFO))
     logging.getLogger("kb").setLevel(min(threshold, logging.INFO))
-    logging.getLogger("slack_bolt.App").addFilter(DropBoltTokenWarning())
-    logging.getLogger("apscheduler.scheduler").addFilter(DropOverlapSkips())
+    logging.getLogger("slack_bolt.App").addFilter(DropLines(BOLT_TOKEN_WARNING.__eq__))
+    logging.getLogger("apscheduler.scheduler").addFilter(DropLines(lambda message: OVERLAP_SKIP in message))

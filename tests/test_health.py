@@ -194,8 +194,8 @@ def test_a_heartbeat_slower_than_its_beat_is_one_warning_in_the_bots_words(db_ur
 
     if not db_url.startswith("sqlite"):
         pytest.skip("holds SQLite's write lock from outside")
-    slack = Slack(Runtime(load_settings(database_url=db_url + "?timeout=5", docs_dir=docs)), Access.load(None))
-    slack.lease = timedelta(seconds=0.6)  # a beat every 0.2 s
+    runtime = Runtime(load_settings(database_url=db_url + "?timeout=5", docs_dir=docs))
+    slack = Slack(runtime, Access.load(None), lease=timedelta(seconds=0.6))  # a beat every 0.2 s
     blocker = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None, check_same_thread=False)
     blocker.execute("BEGIN EXCLUSIVE")  # another writer holds the file for half a second: the renewal waits for it
     threading.Timer(0.5, lambda: blocker.execute("ROLLBACK")).start()
