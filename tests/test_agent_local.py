@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from bot.agent.evidence import Ledger, Passage
-from bot.agent.lines import Candidate, introduced
+from bot.agent.lines import Candidate, introduced, with_context
 from bot.agent.local import INTRO
 from bot.agent.meaning import contested, section
 from bot.agent.numbers import asked_amount
@@ -405,6 +405,11 @@ def test_a_line_that_introduces_a_code_block_is_quoted_with_the_code_without_its
     assert [c.text for c in introduced([Candidate(1.0, p, 0)])] == [p.blocks[0], "$ npm init -y"]
 
 
+def test_a_sentence_that_goes_on_after_a_code_block_is_quoted_with_the_command_before_it():
+    p = passage_of("Fix the last commit with", "```", "$ git commit --amend", "```", "which replaces the old commit.")
+    assert [c.text for c in with_context([Candidate(1.0, p, 4)])] == ["which replaces the old commit.", "$ git commit --amend"]
+
+
 @pytest.mark.parametrize(
     "follows, taken",
     [
@@ -423,6 +428,20 @@ def test_the_answer_shows_the_header_line_its_quoted_sentence_introduces(rt):
     a = ask(rt, "What header do I put my API key in?")
     assert a.status == "answered" and "bearer token:" in a.answer
     assert "Authorization: Bearer ak_live_..." in a.answer and not a.problems
+
+
+def test_an_html_line_that_introduces_a_code_block_is_quoted_with_the_code(db_url, tmp_path):
+    page = (
+        "<html><head><title>SSH — Backup docs</title></head><body><main><h1>SSH</h1><h2>Stuck connections</h2>"
+        "<p>A connection stuck on the server side is prevented by sending keep-alive requests, for example in "
+        "~/.ssh/config:</p><pre>Host *\n    ServerAliveInterval 10\n    ServerAliveCountMax 30</pre>"
+        "<p>Then start the backup again.</p></main></body></html>"
+    )
+    other = "<html><body><main><h1>Restore</h1><p>Extract an archive to restore its files.</p></main></body></html>"
+    rt = synced_with(db_url, tmp_path / "html", {"ssh.html": page, "restore.html": other})
+    a = ask(rt, "my ssh connection gets stuck on the server, how do i prevent it")
+    assert a.status == "answered" and not a.problems
+    assert "> ServerAliveInterval 10" in a.answer and "```" not in a.answer
 
 
 def test_a_paragraph_wrapped_in_the_source_is_quoted_as_the_whole_sentence(db_url, tmp_path):

@@ -100,6 +100,38 @@ def test_html_reads_main_content_without_navigation_header_or_footer():
     assert headings(doc) == [(1, "Shipping", "shipping"), (2, "Costs", "costs")]
 
 
+def test_html_leaves_out_a_theme_sidebar_that_names_itself_only_by_its_class():
+    html = """<html><head><title>borg mount — Borg 1.2.4 documentation</title></head><body>
+    <div id="left-column"><div class="sphinxsidebar"><a href="../index.html">Borg 1.2.4</a>
+    <div class="sidebar-toc"><ul><li><a href="init.html">borg init</a></li><li><a href="list.html">borg list</a></li>
+    </ul></div></div></div>
+    <div class="document body"><h1>borg mount</h1><p>Mount an archive as a FUSE filesystem.</p></div></body></html>"""
+    doc = load_html(html, "usage/mount.html")
+    text = " ".join(line.text for s in doc.sections for line in s.lines)
+    assert text == "Mount an archive as a FUSE filesystem."
+
+
+def test_html_keeps_a_box_named_sidebar_when_its_text_is_prose():
+    doc = load_html(
+        '<main><h1>Refunds</h1><div class="sidebar">Refunds reach your card in <a href="t.html">5 days</a>, '
+        "or 10 days for a bank transfer.</div></main>",
+        "refunds",
+    )
+    assert [line.text for line in doc.sections[-1].lines] == [
+        "Refunds reach your card in 5 days, or 10 days for a bank transfer."
+    ]
+
+
+def test_html_title_leaves_out_the_site_name_every_page_shares():
+    def title(html: str) -> str:
+        return load_html(html, "page").title
+
+    assert title("<title>borg mount — Borg 1.2.4 documentation</title><h1>borg mount</h1>") == "borg mount"
+    assert title("<title>Help Center | Returns</title><main><h1>Returns</h1></main>") == "Returns"
+    assert title("<title>git-cherry-pick(1)</title><h1>git-cherry-pick(1) Manual Page</h1>") == "git-cherry-pick(1)"
+    assert title("<title>Cats - Dogs</title><h1>Birds</h1>") == "Cats - Dogs"
+
+
 def test_html_lines_point_at_their_source_lines():
     doc = load_html("<html><body>\n<main>\n<h2>A</h2>\n<p>one</p>\n<p>two</p>\n</main></body></html>", "x")
     assert [(line.number, line.text) for line in doc.sections[-1].lines] == [(4, "one"), (5, "two")]
@@ -146,4 +178,18 @@ def test_html_definition_terms_are_read_with_their_definitions():
         "<dt>--hard</dt><dd><pre>git reset --hard</pre></dd></dl></main>",
         "opts",
     )
-    assert [line.text for line in doc.sections[-1].lines] == ["-s, --soft: Keep the index.", "--hard", "git reset --hard"]
+    assert [line.text for line in doc.sections[-1].lines] == [
+        "-s, --soft: Keep the index.",
+        "--hard",
+        "```",
+        "git reset --hard",
+        "```",
+    ]
+
+
+def test_an_html_code_block_is_fenced_as_markdown_writes_one():
+    doc = load_html(
+        "<main>\n<h2>Config</h2>\n<p>Add to ~/.ssh/config:</p>\n<pre>Host *\n  ServerAliveInterval 10</pre>\n</main>", "x"
+    )
+    lines = [(line.number, line.text) for line in doc.sections[-1].lines]
+    assert lines == [(3, "Add to ~/.ssh/config:"), (4, "```"), (4, "Host *"), (5, "ServerAliveInterval 10"), (5, "```")]

@@ -110,12 +110,13 @@ def with_context(chosen: list[Candidate]) -> list[Candidate]:
     _, p, i = chosen[0]
     if p.blocks[i].startswith("|"):
         return chosen
-    near = [i - 1, i + 1]
+    after = _past_fence(p.blocks, i + 1, 1)
+    near = [_past_fence(p.blocks, i - 1, -1), after]
     anchor = i if LIST_ITEM.match(p.blocks[i]) else i - 1  # a list item, or the line right after a list
     if anchor >= 0 and LIST_ITEM.match(p.blocks[anchor]):  # that list, up to CONTEXT_ITEMS items around it
         run = range(max(0, anchor - CONTEXT_ITEMS), min(len(p.blocks), anchor + CONTEXT_ITEMS + 1))
         items = [j for j in run if all(LIST_ITEM.match(p.blocks[k]) for k in range(min(anchor, j), max(anchor, j) + 1))]
-        near = sorted({*items, i + 1} - {i})
+        near = sorted({*items, after} - {i})
     taken = {(c.passage.index, c.i) for c in chosen}
     extra = [
         Candidate(chosen[0].score, p, j)
@@ -127,6 +128,12 @@ def with_context(chosen: list[Candidate]) -> list[Candidate]:
         and not p.blocks[j].startswith("|")
     ]
     return introduced(chosen + extra)
+
+
+def _past_fence(blocks: list[str], j: int, step: int) -> int:
+    """The line j, or the code line beyond it when j is a code fence: a sentence that goes on after a code block
+    ("which will replace the old commit...") is completed by the command before it ("$ git commit --amend")."""
+    return j + step if 0 <= j < len(blocks) and _FENCE.match(blocks[j]) else j
 
 
 def introduced(chosen: list[Candidate]) -> list[Candidate]:

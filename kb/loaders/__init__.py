@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from kb.documents import Document, Line, Section, title_from_filename
 
 # Raise when a loader reads the same file differently: the next sync re-indexes every page with it.
-LOADERS_VERSION = 4  # 4: a paragraph wrapped over several lines is one line
+LOADERS_VERSION = 5  # 5: a theme's sidebar left out, a <title>'s site name too
 
 
 def load_text(text: str, path: str, style: str | None = None) -> Document:

@@ -1,11 +1,18 @@
 """A static site's HTML page: its main content, title and headings.
 
 Navigation, site headers and footers repeat on every page and would make every
-page match every query, so they are removed before anything is read.
+page match every query, so they are removed before anything is read: the tags and
+ARIA roles that say so, and the sidebar a theme names without them (a Sphinx theme's
+`<div class="sphinxsidebar">`, which lists every page's title on every page) when most
+of its text is link text, the link-density cue of boilerplate detection (Kohlschuetter,
+Fankhauser and Nejdl, WSDM 2010), so a content box that happens to carry the name stays.
+A <title> that adds the site's name to the page's h1 gives the h1, and a <pre> is fenced
+as Markdown writes one, so what reads the lines knows a code block from prose.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
@@ -14,6 +21,14 @@ from kb.anchors import Anchors
 from kb.documents import Document, Line, Section, title_from_filename
 
 _CHROME = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "iframe", "svg"]
+# Words of a class or id that name a site's navigation box ("sphinxsidebar", "bd-sidebar-primary", "navbar-nav").
+# Not "header" (asciidoc's id="header" holds a man page's NAME line), "menu" (DocBook's class="guimenu" names a menu
+# in the text) nor DocBook's "navheader": its page and chapter titles helped GIMP's manual (page recall@5 32/40 ->
+# 28/40 without them, bench/retrieval.py).
+_CHROME_WORDS = frozenset({"sidebar", "sphinxsidebar", "sidenav", "navbar", "breadcrumb", "breadcrumbs"})
+_WORD_SPLIT = re.compile(r"[-_\s]+")
+_LINK_DENSITY = 0.5
+FENCE = "```"
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _BLOCKS = _HEADINGS | {
     "p",
@@ -53,6 +68,9 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
         tag.decompose()
     for tag in soup.find_all(_is_permalink):
         tag.decompose()
+    for tag in soup.find_all(_is_chrome_box):
+        if not tag.decomposed:
+            tag.decompose()
     by_role = soup.find(attrs={"role": "main"})  # type: ignore[call-overload]
     main = soup.find("main") or by_role or soup.find("article") or soup.body or soup
 
@@ -85,11 +103,26 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
             own = ", ".join(t for _, t in terms) + ": " + own
             terms.clear()
         flush()
-        for offset, piece in enumerate(own.splitlines() if el.name == "pre" else [own]):
-            if piece.strip():
-                sections[-1].lines.append(Line(base + offset, piece.strip()))
+        lines = [Line(base + offset, piece.strip()) for offset, piece in enumerate(own.splitlines()) if piece.strip()]
+        if el.name == "pre" and lines:  # fenced as Markdown writes it, so what reads lines knows a code block
+            lines = [Line(lines[0].number, FENCE), *lines, Line(lines[-1].number, FENCE)]
+        sections[-1].lines.extend(lines if el.name == "pre" else [Line(base, own)])
     flush()
-    return Document(title=page_title or h1 or title_from_filename(stem), sections=sections)
+    return Document(title=_own_title(page_title, h1) or title_from_filename(stem), sections=sections)
+
+
+# " — ", " | ", " - ", " :: " and the like between a page's name and its site's in a <title>.
+_TITLE_PARTS = re.compile(r"\s+(?:[—–|·»]|::?|-{1,2})\s+")
+
+
+def _own_title(title: str, h1: str) -> str:
+    """The page's own name: a <title> that is the h1 and the site's name ("borg mount — Borg 1.2.4 documentation",
+    "Docs | Returns") gives the h1, since the site's part is on every page and would be read in every chunk."""
+    if title and h1:
+        parts = _TITLE_PARTS.split(title)
+        if len(parts) > 1 and h1.casefold() in (parts[0].casefold(), parts[-1].casefold()):
+            return h1
+    return title or h1
 
 
 PERMALINK_MARKS = {"", "#", "¶", "§", "🔗", "link", "permalink"}
@@ -98,6 +131,16 @@ PERMALINK_MARKS = {"", "#", "¶", "§", "🔗", "link", "permalink"}
 def _is_permalink(tag: Tag) -> bool:
     """A heading's self-link ("Promises API #", "Usage¶"): site chrome, not content."""
     return tag.name == "a" and str(tag.get("href", "")).startswith("#") and tag.get_text(strip=True) in PERMALINK_MARKS
+
+
+def _is_chrome_box(tag: Tag) -> bool:
+    """A box whose class or id names it chrome ("sphinxsidebar", "sidebar-toc") and whose text is mostly links."""
+    names = [*tag.get_attribute_list("class"), str(tag.get("id") or "")]
+    if not any(word in _CHROME_WORDS for name in names if name for word in _WORD_SPLIT.split(name.lower())):
+        return False
+    text = len("".join(tag.get_text().split()))
+    linked = sum(len("".join(a.get_text().split())) for a in tag.find_all("a"))
+    return text == 0 or linked >= _LINK_DENSITY * text
 
 
 def _own_text(el: Tag) -> str:
