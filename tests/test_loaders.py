@@ -57,6 +57,24 @@ def test_an_rst_paragraph_wrapped_over_several_lines_is_one_line():
     assert [(line.number, line.end, line.text) for line in lines] == [(4, 5, "A paragraph that is wrapped over two lines.")]
 
 
+def test_markdown_leaves_out_a_docs_generators_syntax_and_keeps_its_text():
+    page = (
+        "import Tabs from '@theme/Tabs';\n\n# Returns\n\n:::tip Good to know\nReturn items within 30 days.\n:::\n\n"
+        '{% hint style="warning" %}\nOpened software cannot be returned.\n{% endhint %}\n\n'
+        "{{< note >}}\nGift cards are final sale.\n{{< /note >}}\n\n"
+        "```js\nimport x from 'y';\n```\n"
+    )
+    doc = load_markdown(page, "returns.md")
+    assert [line.text for s in doc.sections for line in s.lines] == [
+        "Good to know: Return items within 30 days.",
+        "Opened software cannot be returned.",
+        "Gift cards are final sale.",
+        "```js",
+        "import x from 'y';",
+        "```",
+    ]
+
+
 def test_markdown_title_falls_back_to_h1_then_file_name():
     assert load_markdown("# Hello there\n\ntext\n", "x").title == "Hello there"
     assert load_markdown("just text\n", "setting-up_fast").title == "Setting up fast"
@@ -127,7 +145,8 @@ def test_html_title_leaves_out_the_site_name_every_page_shares():
         return load_html(html, "page").title
 
     assert title("<title>borg mount — Borg 1.2.4 documentation</title><h1>borg mount</h1>") == "borg mount"
-    assert title("<title>Help Center | Returns</title><main><h1>Returns</h1></main>") == "Returns"
+    assert title("<title>Returns | Help Center</title><main><h1>Returns</h1></main>") == "Returns"
+    assert title("<title>File system | Node.js Docs</title><h1>Node.js Docs</h1>") == "File system | Node.js Docs"
     assert title("<title>git-cherry-pick(1)</title><h1>git-cherry-pick(1) Manual Page</h1>") == "git-cherry-pick(1)"
     assert title("<title>Cats - Dogs</title><h1>Birds</h1>") == "Cats - Dogs"
 
@@ -170,6 +189,15 @@ def test_html_permalink_marks_and_comments_are_not_text():
     )
     assert headings(doc) == [(1, "File system", "file-system"), (2, "Promises API", "p")]
     assert [line.text for line in doc.sections[-1].lines] == ["The API has other methods."]
+
+
+def test_html_a_self_link_drawn_with_an_icon_font_glyph_is_not_part_of_the_heading():
+    doc = load_html(
+        '<title>Configuration - MkDocs</title><main><h1 id="configuration">Configuration'
+        '<a class="headerlink" href="#configuration" title="Permanent link">\uf0c1</a></h1><p>All settings.</p></main>',
+        "configuration.html",
+    )
+    assert doc.title == "Configuration" and headings(doc) == [(1, "Configuration", "configuration")]
 
 
 def test_html_definition_terms_are_read_with_their_definitions():

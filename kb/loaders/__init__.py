@@ -13,7 +13,8 @@ from pathlib import PurePosixPath
 from kb.documents import Document, Line, Section, title_from_filename
 
 # Raise when a loader reads the same file differently: the next sync re-indexes every page with it.
-LOADERS_VERSION = 5  # 5: a theme's sidebar left out, a <title>'s site name too
+# 5: an HTML theme's sidebar and a <title>'s site name left out, code fenced; Markdown without its generator's syntax
+LOADERS_VERSION = 5
 
 
 def load_text(text: str, path: str, style: str | None = None) -> Document:

@@ -116,21 +116,26 @@ _TITLE_PARTS = re.compile(r"\s+(?:[—–|·»]|::?|-{1,2})\s+")
 
 
 def _own_title(title: str, h1: str) -> str:
-    """The page's own name: a <title> that is the h1 and the site's name ("borg mount — Borg 1.2.4 documentation",
-    "Docs | Returns") gives the h1, since the site's part is on every page and would be read in every chunk."""
+    """The page's own name: a <title> that is the h1 followed by the site's name ("borg mount — Borg 1.2.4
+    documentation") gives the h1, since the site's part is on every page and would be read in every chunk. The
+    other way round is left whole: "File system | Node.js v18 Documentation" has the site's name as its h1."""
     if title and h1:
         parts = _TITLE_PARTS.split(title)
-        if len(parts) > 1 and h1.casefold() in (parts[0].casefold(), parts[-1].casefold()):
+        if len(parts) > 1 and parts[0].casefold() == h1.casefold():
             return h1
     return title or h1
 
 
-PERMALINK_MARKS = {"", "#", "¶", "§", "🔗", "link", "permalink"}
+PERMALINK_WORDS = {"link", "permalink"}
 
 
 def _is_permalink(tag: Tag) -> bool:
-    """A heading's self-link ("Promises API #", "Usage¶"): site chrome, not content."""
-    return tag.name == "a" and str(tag.get("href", "")).startswith("#") and tag.get_text(strip=True) in PERMALINK_MARKS
+    """A heading's self-link ("Promises API #", "Usage¶", MkDocs' icon-font glyph): site chrome, not content. A link
+    within the page whose text is no word, only a mark."""
+    if tag.name != "a" or not str(tag.get("href", "")).startswith("#"):
+        return False
+    text = tag.get_text(strip=True)
+    return text.lower() in PERMALINK_WORDS or not any(ch.isalnum() for ch in text)
 
 
 def _is_chrome_box(tag: Tag) -> bool:

@@ -113,7 +113,7 @@ def _lines(lines: list[str], start: int, stop: int, code: set[int], wrapped: dic
             i += 1
             continue
         end = min(wrapped.get(i, i + 1), stop)
-        first, *rest = (_COMMENT.sub("", line).strip() for line in lines[i:end])
+        first, *rest = (_text_of(_COMMENT.sub("", line)).strip() for line in lines[i:end])
         rest = [_QUOTE_MARK.sub("", line) for line in rest]  # a quoted paragraph's next lines: "> ..." again
         out.append(Line(i + 1, " ".join(t for t in [first, *rest] if t), end if end > i + 1 else 0))
         i = end
@@ -121,3 +121,24 @@ def _lines(lines: list[str], start: int, stop: int, code: set[int], wrapped: dic
 
 
 _QUOTE_MARK = re.compile(r"^(?:>\s?)+")
+# A docs generator's syntax around the text, not text: MDX's import and export lines, Liquid's and Hugo's tags
+# ("{% hint style="info" %}", "{{< note >}}") and an admonition's fences (Docusaurus' ":::tip Good to know", MkDocs'
+# '!!! note "Title"'), whose title, when it has one, is kept to introduce the lines it fences.
+_ESM = re.compile(
+    r"""^\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['"][^'"]+['"]\s*;?|export\s+(?:default|const|let|function|\{).*)\s*$"""
+)
+_TEMPLATE_TAG = re.compile(r"\{%-?.*?-?%\}|\{\{[<%].*?[>%]\}\}")
+_ADMONITION = re.compile(r"^\s*(?::::+|!!!|\?\?\?\+?)\s*([\w-]*)\s*(.*?)\s*$")
+
+
+def _text_of(line: str) -> str:
+    """A Markdown line's text without the generator's syntax (_ESM, _TEMPLATE_TAG, _ADMONITION)."""
+    if _ESM.match(line):
+        return ""
+    if _TEMPLATE_TAG.search(line):
+        line = " ".join(_TEMPLATE_TAG.sub(" ", line).split())
+    admonition = _ADMONITION.match(line)
+    if admonition:
+        title = admonition.group(2).strip("\"'[] ")
+        return f"{title}:" if title else ""
+    return line
