@@ -1,4 +1,4 @@
-"""Retrieval and answer figures on four real public docs sets no one here wrote, and the sample docs.
+"""Retrieval and answer figures on five real public docs sets no one here wrote, and the sample docs.
 
     python bench/retrieval.py [--cache DIR] [--skip-answers]
 
@@ -8,9 +8,11 @@ The docs sets come from the package registries this machine reaches, pinned:
   fetched with `npm pack`;
 - the GIMP 2.10 user manual (Debian's gimp-help-en: 685 HTML pages, a product user guide), fetched with
   `apt-get download`;
+- PostgreSQL 15's manual (Debian's postgresql-doc-15: 1,169 DocBook HTML pages, a long reference manual), fetched
+  with `apt-get download`;
 - BorgBackup's documentation (Debian's borgbackup-doc: 47 Sphinx HTML pages in folders, a product's guide,
-  command reference and FAQ), fetched with `apt-get download`; its questions were written after every
-  constant of the search was chosen, so it is the set nothing was fitted to.
+  command reference and FAQ), fetched with `apt-get download`. The questions of these two were written after
+  every constant of the search was chosen: nothing was fitted to them.
 Questions: bench/realdocs/*.yaml (informal, typos, not the docs' words, some on two pages, 8 or 9 a set that
 the docs do not cover). Each method is scored on one search with the question (page recall@5, MRR), and the
 shipped method also through the local answerer: precision (of the answerable questions it answers, the share
@@ -46,6 +48,7 @@ GIT_DOC = "git-doc"
 NPM = "npm@11.19.1"
 GIMP_HELP = "gimp-help-en"
 BORG_DOC = "borgbackup-doc"
+POSTGRES_DOC = "postgresql-doc-15"
 
 
 def fetch_deb_html(cache: Path, name: str, package: str, folder: str, pages: str = "*.html") -> Path:
@@ -125,6 +128,11 @@ def main() -> None:
         ("git", fetch_deb_html(args.cache, "git", GIT_DOC, "usr/share/doc/git/html"), HERE / "realdocs/git.yaml"),
         ("npm", fetch_npm(args.cache), HERE / "realdocs/npm.yaml"),
         ("gimp", fetch_deb_html(args.cache, "gimp", GIMP_HELP, "usr/share/gimp/2.0/help/en"), HERE / "realdocs/gimp.yaml"),
+        (
+            "postgres",
+            fetch_deb_html(args.cache, "postgres", POSTGRES_DOC, "usr/share/doc/postgresql-doc-15/html"),
+            HERE / "realdocs/postgres.yaml",
+        ),
         (
             "borg",
             fetch_deb_html(args.cache, "borg", BORG_DOC, "usr/share/doc/borgbackup/html", "**/*.html"),

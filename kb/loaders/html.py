@@ -23,8 +23,8 @@ from kb.documents import Document, Line, Section, title_from_filename
 _CHROME = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "iframe", "svg"]
 # Words of a class or id that name a site's navigation box ("sphinxsidebar", "bd-sidebar-primary", "navbar-nav").
 # Not "header" (asciidoc's id="header" holds a man page's NAME line), "menu" (DocBook's class="guimenu" names a menu
-# in the text) nor DocBook's "navheader": its page and chapter titles helped GIMP's manual (page recall@5 32/40 ->
-# 28/40 without them, bench/retrieval.py).
+# in the text) nor "footer": DocBook's navfooter links a page's neighbours, which in GIMP's manual are its family (the
+# other blur filters), and GIMP's page recall@5 fell 32/40 -> 28/40 without them (bench/retrieval.py).
 _CHROME_WORDS = frozenset({"sidebar", "sphinxsidebar", "sidenav", "navbar", "breadcrumb", "breadcrumbs"})
 _WORD_SPLIT = re.compile(r"[-_\s]+")
 _LINK_DENSITY = 0.5
