@@ -62,6 +62,7 @@ def test_markdown_leaves_out_a_docs_generators_syntax_and_keeps_its_text():
         "import Tabs from '@theme/Tabs';\n\n# Returns\n\n:::tip Good to know\nReturn items within 30 days.\n:::\n\n"
         '{% hint style="warning" %}\nOpened software cannot be returned.\n{% endhint %}\n\n'
         "{{< note >}}\nGift cards are final sale.\n{{< /note >}}\n\n"
+        '!!! warning "Opened items"\n\n!!! Important: keep the receipt!\n\n'
         "```js\nimport x from 'y';\n```\n"
     )
     doc = load_markdown(page, "returns.md")
@@ -69,6 +70,8 @@ def test_markdown_leaves_out_a_docs_generators_syntax_and_keeps_its_text():
         "Good to know: Return items within 30 days.",
         "Opened software cannot be returned.",
         "Gift cards are final sale.",
+        "Opened items:",
+        "!!! Important: keep the receipt!",
         "```js",
         "import x from 'y';",
         "```",

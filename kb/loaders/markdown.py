@@ -128,7 +128,7 @@ _ESM = re.compile(
     r"""^\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['"][^'"]+['"]\s*;?|export\s+(?:default|const|let|function|\{).*)\s*$"""
 )
 _TEMPLATE_TAG = re.compile(r"\{%-?.*?-?%\}|\{\{[<%].*?[>%]\}\}")
-_ADMONITION = re.compile(r"^\s*(?::::+|!!!|\?\?\?\+?)\s*([\w-]*)\s*(.*?)\s*$")
+_ADMONITION = re.compile(r"""^\s*(?::::+\s*[\w-]*\s*(.*?)|(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(.*)")?)\s*$""")
 
 
 def _text_of(line: str) -> str:
@@ -139,6 +139,6 @@ def _text_of(line: str) -> str:
         line = " ".join(_TEMPLATE_TAG.sub(" ", line).split())
     admonition = _ADMONITION.match(line)
     if admonition:
-        title = admonition.group(2).strip("\"'[] ")
-        return f"{title}:" if title else ""
+        title = (admonition.group(1) or admonition.group(2) or "").strip("[] ")
+        return title if not title or title[-1] in ".:?!" else f"{title}:"
     return line
