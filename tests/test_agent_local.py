@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from bot.agent.evidence import Ledger, Passage
-from bot.agent.lines import Candidate, introduced, with_context
+from bot.agent.lines import Candidate, excerpt, introduced, with_context
 from bot.agent.local import INTRO
 from bot.agent.meaning import contested, section
 from bot.agent.numbers import asked_amount
@@ -408,6 +408,19 @@ def test_a_line_that_introduces_a_code_block_is_quoted_with_the_code_without_its
 def test_a_sentence_that_goes_on_after_a_code_block_is_quoted_with_the_command_before_it():
     p = passage_of("Fix the last commit with", "```", "$ git commit --amend", "```", "which replaces the old commit.")
     assert [c.text for c in with_context([Candidate(1.0, p, 4)])] == ["which replaces the old commit.", "$ git commit --amend"]
+
+
+def test_a_long_lines_excerpt_keeps_the_one_sentence_between_the_two_that_answer():
+    line = (
+        "PostgreSQL supports building indexes without locking out writes. This method is invoked by specifying the "
+        "CONCURRENTLY option of CREATE INDEX. When this option is used, the build takes two scans of the table. "
+        "Regular index builds permit other regular index builds on the same table to occur simultaneously. "
+        "Other types of schema modification on the table are not allowed."
+    )
+    asked = {"building", "indexes", "locking", "writes", "used", "build"}
+    quoted = excerpt(line, lambda sentence: len(set(sentence.lower().replace(".", "").split()) & asked))
+    assert quoted.startswith("PostgreSQL supports building indexes without locking out writes. This method is invoked")
+    assert "the build takes two scans of the table. …" in quoted
 
 
 @pytest.mark.parametrize(

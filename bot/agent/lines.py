@@ -178,13 +178,15 @@ def quote(p: Passage, i: int, header: int | None, excerpt: str) -> Segment:
 
 def excerpt(text: str, answers: Callable[[str], int]) -> str:
     """A long line's sentences that answer best, by `answers` (how many of the question's words a sentence holds):
-    at most MAX_SENTENCES, "…" where some are left out; a short line whole."""
+    at most MAX_SENTENCES and the one sentence between two of them, "…" where some are left out; a short line whole."""
     if len(text) <= LONG_LINE or text.startswith("|"):
         return text
     sentences = _SENTENCE.split(text)
     hits = [answers(x) for x in sentences]
     keep = sorted(sorted(range(len(sentences)), key=lambda n: (-hits[n], n))[:MAX_SENTENCES])
     keep = [n for n in keep if hits[n]] or [0]
+    if len(keep) == 2 and keep[1] - keep[0] == 2:  # the one sentence between two quoted ones bridges them: "...without
+        keep.insert(1, keep[0] + 1)  # locking out writes. [Specify the CONCURRENTLY option.] When this option is used"
     out: list[str] = []
     last = -1
     for n in keep:
