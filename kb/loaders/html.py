@@ -106,7 +106,7 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
         lines = [Line(base + offset, piece.strip()) for offset, piece in enumerate(own.splitlines()) if piece.strip()]
         if el.name == "pre" and lines:  # fenced as Markdown writes it, so what reads lines knows a code block
             lines = [Line(lines[0].number, FENCE), *lines, Line(lines[-1].number, FENCE)]
-        sections[-1].lines.extend(lines if el.name == "pre" else [Line(base, own)])
+        sections[-1].lines.extend(lines)  # prose is one line already: _own_text joins it on spaces
     flush()
     return Document(title=_own_title(page_title, h1) or title_from_filename(stem), sections=sections)
 
