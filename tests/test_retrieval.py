@@ -90,6 +90,18 @@ def test_a_four_page_folder_ranks_the_page_that_answers_first_and_labels_what_it
     assert searcher.unknown_words("What is the vacation policy?") == ["vacation"]
 
 
+def test_a_real_word_one_letter_from_a_docs_word_is_read_as_typed_not_corrected(engine, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "lockers.md").write_text("# Lockers\n\nEvery locker opens with your badge. The difference is the floor.\n")
+    (docs / "badges.md").write_text("# Badges\n\nA lost badge is replaced at the front desk.\n")
+    sync(engine, docs, embedder=None)
+    searcher = Searcher(engine, embedder=None)
+    assert searcher.unknown_words("which docker opens with a badge") == ["docker"], "docker is a word of its own, not locker"
+    assert searcher.read("what is the differnce").corrected == {"differnce": "difference"}, "the English spelling"
+    assert searcher.read("is my badje lost").corrected == {"badje": "badge"}, "a word English never saw is a typo"
+
+
 def test_a_generic_word_alone_is_not_a_strong_match_on_a_large_folder(synced):
     searcher = Searcher(synced)
     assert all(h.strength != "strong" for h in searcher.search("How many vacation days do I get?"))
