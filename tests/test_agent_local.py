@@ -8,12 +8,12 @@ import pytest
 from bot.agent.evidence import Ledger, Passage
 from bot.agent.lines import Candidate, excerpt, introduced, with_context
 from bot.agent.local import INTRO
-from bot.agent.meaning import contested, section
+from bot.agent.meaning import carried, contested, section
 from bot.agent.numbers import asked_amount
 from bot.runtime import Runtime
 from bot.settings import SAMPLE_EVAL, load_settings
 from kb.documents import Line
-from kb.encoder import RELATED
+from kb.encoder import RELATED, default_encoder
 from kb.hits import Hit
 from tests.conftest import run_cli
 
@@ -137,6 +137,15 @@ def test_a_name_the_docs_never_mention_is_abstained_on_and_named(rt):
     a = ask(rt, "how do I deploy to netlify")
     assert a.status == "abstained"
     assert "The docs never use the word netlify" in a.steps[0].observation
+
+
+def test_a_word_the_docs_never_use_is_the_subject_when_the_question_means_another_thing_without_it():
+    encoder = default_encoder()
+    assert carried("install postgres on my iphone", ["iphone"], encoder) == ["iphone"]
+    assert carried("how do i set up webpack for typescript", ["webpack"], encoder) == ["webpack"]
+    assert carried("What is the biggest page size when listing devices?", ["biggest"], encoder) == []
+    assert carried("run a backup whenever i plug my usb drive in", ["plug"], encoder) == []
+    assert carried("any question", [], encoder) == []
 
 
 def test_an_abstention_offers_no_closest_pages_when_none_is_related(rt):

@@ -36,6 +36,7 @@ from bot.agent.numbers import arithmetic_in, asked_amount, asks_how_much, has_am
 from bot.agent.tools import CALCULATOR, SEARCH_DOCS, Toolbox, ToolCall, ToolResult
 from bot.agent.types import Segment
 from kb.coverage import docs_weights
+from kb.encoder import CLOSE
 from kb.tokens import plural_stem
 
 INTRO = "From the docs (an extractive answer: the lines below are quoted as written):\n"
@@ -270,6 +271,8 @@ class LocalAnswerer:
         if judged is None:
             return None
         self.meant = judged.pages
+        if not self.absent and judged.best < CLOSE:
+            self.absent = meaning.carried(self.question, self.toolbox.searcher.unknown_words(self.question), self.encoder)
         return meaning.why_far(judged, self.absent)
 
     def _compose(self) -> Draft:
