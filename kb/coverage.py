@@ -103,6 +103,10 @@ class Question:
     df: dict[str, int]
     corrected: dict[str, str]  # typed word -> the docs' word
 
+    def unknown(self) -> list[str]:
+        """Its focus words that no chunk contains: what the docs never talk about (typos aside)."""
+        return [w.word for w in absent_words(self.words, self.df)]
+
     def query(self, text: str) -> str:
         """The text with its typos corrected, for ranking."""
         for typo, fix in self.corrected.items():
@@ -147,6 +151,11 @@ class Coverage:
     has_focus: bool  # it holds a focus word, or the question has none
 
 
+def absent_words(words: list[QuestionWord], df: dict[str, int]) -> list[QuestionWord]:
+    """The focus words English knows (or names the docs never mention) that no chunk contains."""
+    return [w for w in words if w.known and w.focus and df.get(w.term, 0) == 0]
+
+
 RAREST_SHARE = 0.25  # the docs never use the rarest word, and it holds this much of the weight: they don't cover it
 ABSENT_SHARE = 0.45  # or words they never use hold this much of it, whichever is the rarest
 
@@ -160,7 +169,7 @@ def never_used(words: list[QuestionWord], df: dict[str, int]) -> list[str]:
     beside a present subject ("warranty length") is only the asker's phrasing.
     """
     known = [w for w in words if w.known]
-    absent = [w for w in known if w.focus and df.get(w.term, 0) == 0]
+    absent = absent_words(known, df)
     if not absent:
         return []
     rarest = max(known, key=lambda w: w.weight)

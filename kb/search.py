@@ -150,8 +150,7 @@ class Searcher:
 
     def unknown_words(self, query: str) -> list[str]:
         """The query's focus words that no chunk contains: what the docs never talk about (typos aside)."""
-        q = self.read(query)
-        return [w.word for w in q.words if w.focus and w.known and q.df[w.term] == 0]
+        return self.read(query).unknown()
 
     def absent_subject(self, query: str) -> list[str]:
         """The query's words that show its subject is nowhere in the docs (kb.coverage.never_used), or []."""

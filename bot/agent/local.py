@@ -272,7 +272,7 @@ class LocalAnswerer:
             return None
         self.meant = judged.pages
         if not self.absent and judged.best < CLOSE:
-            self.absent = meaning.carried(self.question, self.toolbox.searcher.unknown_words(self.question), self.encoder)
+            self.absent = meaning.carried(self.question, self.read.unknown(), self.encoder)
         return meaning.why_far(judged, self.absent)
 
     def _compose(self) -> Draft:
