@@ -488,6 +488,17 @@ def test_a_how_long_question_quotes_the_line_giving_a_duration_over_one_with_ano
     assert a.status == "answered" and a.answer.splitlines()[1].startswith("> The Pro plays for up to 9 hours")
 
 
+def test_a_line_scoring_nearly_as_well_as_the_best_is_quoted_though_it_brings_no_new_word(db_url, tmp_path):
+    page = (  # both lines hold every word the question weighs; only the second gives the flag
+        "# Installing\n\nAdd a package that is only needed for development with the same command as any other.\n\n"
+        "The lockfile records the exact version of every package installed.\n\n"
+        "Released builds leave out a package you add for development when you pass --save-dev.\n"
+    )
+    rt = synced_with(db_url, tmp_path / "ties", {"installing.md": page})
+    a = ask(rt, "how do i add a package that is only needed for development")
+    assert a.status == "answered" and "--save-dev" in a.answer
+
+
 @pytest.mark.parametrize(
     ("question", "gives", "does_not"),
     [
