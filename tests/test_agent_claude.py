@@ -301,6 +301,14 @@ def test_a_calculated_number_may_be_stated(runtime, fake_anthropic):
     assert a.steps[2].observation == "600 * 100 = 60,000"
 
 
+@pytest.mark.parametrize("stated", ["$40.80", "40.8"])
+def test_a_calculated_amount_may_be_stated_as_money_is_written(runtime, fake_anthropic, stated):
+    fake_anthropic.then(calculate("12% of $340"), answer(f"12% of a $340 order is {stated}."))
+    a = ask(runtime, "what is 12% of a $340 order?")
+    assert a.status == "answered" and not a.problems, a.problems
+    assert a.answer.startswith(f"12% of a $340 order is {stated}.")
+
+
 def test_thread_history_is_sent_as_earlier_turns(runtime, fake_anthropic):
     fake_anthropic.then(search("earbuds warranty"), answer(Cite("Two years for Pods Pro.", "warranty", "2-year")))
     ask(

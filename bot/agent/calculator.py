@@ -20,6 +20,7 @@ _BINARY = {
 }
 _UNARY: dict[type, Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 _PERCENT_OF = re.compile(r"(\d+(?:\.\d+)?)\s*%\s*of\s*", re.IGNORECASE)
+CURRENCY = "$€£¥"  # a symbol before an amount: the sum is money
 
 
 class CalculatorError(ValueError):
@@ -28,7 +29,7 @@ class CalculatorError(ValueError):
 
 def normalise(expression: str) -> str:
     """Accept the ways people write sums: 1,000 x 2, 3×4, 10÷2, 2^8, 15% of 89, $12."""
-    e = expression.strip().replace("×", "*").replace("÷", "/").replace("^", "**").replace("$", "").replace("€", "")
+    e = re.sub(f"[{CURRENCY}]", "", expression.strip()).replace("×", "*").replace("÷", "/").replace("^", "**")
     e = re.sub(r"(?<=\d),(?=\d{3}\b)", "", e)
     e = re.sub(r"(?<=[\d)\s])[xX](?=[\s\d(])", "*", e)
     e = _PERCENT_OF.sub(lambda m: f"{m.group(1)}/100*", e)
@@ -51,7 +52,13 @@ def calculate(expression: str) -> float | int:
     return value
 
 
-def format_number(value: float | int) -> str:
+def format_number(value: float | int, expression: str = "") -> str:
+    """The result as people write it: money (an expression whose amounts carry a currency symbol) with its symbol
+    and cents ("$40.80", "$36"), other numbers with thousands separators and up to six significant digits."""
+    money = re.search(f"[{CURRENCY}]", expression)
+    if money:
+        amount = f"{abs(value):,.2f}".removesuffix(".00")
+        return f"{'-' if value < 0 else ''}{money[0]}{amount}"
     if isinstance(value, int):
         return f"{value:,}"
     return f"{value:,.6g}" if abs(value) >= 1e-4 else f"{value:.6g}"

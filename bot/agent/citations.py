@@ -49,14 +49,15 @@ def _word_value(words: str) -> int | None:
 
 
 def numbers_in(text: str) -> set[str]:
-    """Numbers as written, with thousands separators dropped ("60,000" and "60000" are the same), and numbers
-    in words as digits ("three weeks" holds 3)."""
+    """Numbers as written, with thousands separators dropped ("60,000" and "60000" are the same), a decimal also
+    without its trailing zeros ("40.80" holds 40.8, as money is written; "2.0" holds 2), and numbers in words as
+    digits ("three weeks" holds 3)."""
     out = set()
     for raw in _NUMBER.findall(text):
         n = re.sub(r",(?=\d{3}(?:\D|$))", "", raw)
         out.add(n)
-        if re.fullmatch(r"\d+\.0+", n):
-            out.add(n.split(".")[0])
+        if re.fullmatch(r"\d+\.\d*0", n):
+            out.add(n.rstrip("0").rstrip("."))
     for m in _WORDS_NUMBER.finditer(text):
         value = _word_value(m.group(0))
         if value is not None:

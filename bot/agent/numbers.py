@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from bot.agent.calculator import CURRENCY
+
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)"  # 1,200 or 1200, never a trailing comma
-_NUM = rf"\(?[$€£]?{_DIGITS}(?:\.\d+)?%?\)?"
+_NUM = rf"\(?[{CURRENCY}]?{_DIGITS}(?:\.\d+)?%?\)?"
 _OP = r"(?:[*/×÷x^+\-]|\bof\b)"
 _EXPRESSION = re.compile(rf"{_NUM}(?:\s*{_OP}\s*{_NUM})+", re.IGNORECASE)
 _ASKS_FOR_A_NUMBER = re.compile(
@@ -18,35 +20,46 @@ _ASKS_HOW_MUCH = re.compile(r"\bhow (long|many|much|often|old|big|far)\b|\b(cost
 _ASKS_TO_COMPUTE = re.compile(r"^\s*(what(?:'s|’s|s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*\d|%\s*of\b", re.I)
 
 
-_PCT, _AMOUNT = r"(\d+(?:\.\d+)?)\s*%", rf"[$€£]?({_DIGITS}(?:\.\d+)?)"
+_PCT, _AMOUNT = r"(\d+(?:\.\d+)?)\s*%", rf"([{CURRENCY}]?{_DIGITS}(?:\.\d+)?)"  # the amount keeps its currency
 _ARTICLE = r"(?:(?:a|an|the|my|our|your|each)\s+)?"
 _NOUN = r"(?:\s+[a-z]+){0,2}?"  # "order", "seats", "monthly plan": what an amount is of
+_LEVY = r"(?:\s+(?:tip|tax|vat|gst|interest|commission|fee|surcharge|service charge))?"  # "18% tip on $62.50"
 _DISCOUNT = re.compile(rf"{_PCT}\s*(?:off|discount\s+on|less\s+than)\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE)
-_MARKUP = re.compile(rf"{_AMOUNT}{_NOUN}\s+(?:plus|with|\+)\s+{_PCT}", re.IGNORECASE)
-_PERCENT_OF = re.compile(rf"{_PCT}\s*of\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE)
+_MARKUP = re.compile(
+    rf"{_AMOUNT}{_NOUN}\s+(?:plus|with|\+)\s+{_PCT}|{_PCT}{_LEVY}\s+on\s+top\s+of\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE
+)
+_MARKDOWN = re.compile(rf"{_AMOUNT}{_NOUN}\s+(?:minus|less)\s+{_PCT}", re.IGNORECASE)  # "$200 minus 15%"
+_PERCENT_OF = re.compile(rf"{_PCT}{_LEVY}\s*(?:of|on)\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE)
 _EACH = re.compile(rf"\b({_DIGITS}){_NOUN}\s+(?:at|for|x|×)\s+{_AMOUNT}\s*(?:each|apiece|a piece|per\s+\w+)", re.IGNORECASE)
+_SPLIT = re.compile(  # "split $90 between 4 people", "$90 split 4 ways"
+    rf"\b(?:split|divide|share)\s+{_ARTICLE}{_AMOUNT}{_NOUN}\s+(?:between|among|across|by|into)\s+({_DIGITS})\b"
+    rf"|{_AMOUNT}{_NOUN}\s+(?:split|divided|shared)\s+(?:between\s+|among\s+|across\s+|by\s+)?({_DIGITS})\b",
+    re.IGNORECASE,
+)
 _WORDS = (  # people's words for operators, between two numbers
     (re.compile(r"\bper\s*cent\b|\bpercent\b", re.I), "%"),
-    (re.compile(r"(?<=\d)\s+(?:times|multiplied by)\s+(?=[$€£]?\d)", re.I), " * "),
-    (re.compile(r"(?<=\d)\s+divided by\s+(?=[$€£]?\d)", re.I), " / "),
-    (re.compile(r"(?<=\d)\s+plus\s+(?=[$€£]?\d[\d,.]*(?!\s*%))", re.I), " + "),
-    (re.compile(r"(?<=\d)\s+minus\s+(?=[$€£]?\d)", re.I), " - "),
+    (re.compile(r"(?<=\d)\s+(?:times|multiplied by)\s+(?=[$€£¥]?\d)", re.I), " * "),
+    (re.compile(r"(?<=\d)\s+divided by\s+(?=[$€£¥]?\d)", re.I), " / "),
+    (re.compile(r"(?<=\d)\s+plus\s+(?=[$€£¥]?\d)(?!\S*%)", re.I), " + "),  # "plus 12%" is a markup
+    (re.compile(r"(?<=\d)\s+minus\s+(?=[$€£¥]?\d)(?!\S*%)", re.I), " - "),  # "minus 15%" is a markdown
 )
 
 
 def arithmetic_in(question: str) -> str | None:
-    """The arithmetic expression a question asks to compute, in people's words too ("12% of a $340 order": 12% of 340;
-    "20 percent off 45": 45 - 20% of 45; "$340 plus 12%": 340 + 12% of 340; "3 seats at $12 each": 3 * 12)."""
+    """The arithmetic expression a question asks to compute, in people's words too ("12% of a $340 order": 12% of $340;
+    "20 percent off 45": 45 - 20% of 45; "$340 plus 12%": $340 + 12% of $340; "$200 minus 15%"; "18% tip on $62.50":
+    18% of $62.50; "3 seats at $12 each": 3 * $12; "split $90 between 4 people": $90 / 4)."""
     for words, op in _WORDS:
         question = words.sub(op, question)
-    if not (
-        _ASKS_TO_COMPUTE.search(question) or _DISCOUNT.search(question) or _MARKUP.search(question) or _EACH.search(question)
-    ):
+    worded = (_DISCOUNT, _MARKUP, _MARKDOWN, _PERCENT_OF, _EACH, _SPLIT)
+    if not (_ASKS_TO_COMPUTE.search(question) or any(pattern.search(question) for pattern in worded)):
         return None
     question = _DISCOUNT.sub(lambda m: f"{m[2]} - {m[1]}% of {m[2]}", question)
-    question = _MARKUP.sub(lambda m: f"{m[1]} + {m[2]}% of {m[1]}", question)
+    question = _MARKUP.sub(lambda m: f"{m[1]} + {m[2]}% of {m[1]}" if m[1] else f"{m[4]} + {m[3]}% of {m[4]}", question)
+    question = _MARKDOWN.sub(lambda m: f"{m[1]} - {m[2]}% of {m[1]}", question)
     question = _PERCENT_OF.sub(lambda m: f"{m[1]}% of {m[2]}", question)
     question = _EACH.sub(lambda m: f"{m[1]} * {m[2]}", question)
+    question = _SPLIT.sub(lambda m: f"{m[1]} / {m[2]}" if m[1] else f"{m[3]} / {m[4]}", question)
     found = [m.group(0) for m in _EXPRESSION.finditer(question)]
     return max(found, key=len).strip() if found else None
 

@@ -56,7 +56,10 @@ TOOLS = (
     ),
     Tool(
         CALCULATOR,
-        lambda _: "Exact arithmetic on numbers from the passages: + - * / // % ** and parentheses.",
+        lambda _: (
+            "Exact arithmetic on numbers from the passages: + - * / // % ** and parentheses; "
+            "'12% of $340' takes a percentage, and an amount written with $, €, £ or ¥ comes back as money."
+        ),
         {
             "type": "object",
             "properties": {"expression": {"type": "string", "description": "For example: 600 * 100"}},
@@ -208,6 +211,6 @@ class Toolbox:
             value = calculate(expression)
         except CalculatorError as e:
             return ToolResult.text(call, f"Calculator error: {e}", is_error=True)
-        done = f"{expression} = {format_number(value)}"
+        done = f"{expression} = {format_number(value, expression)}"
         self.calculations.append(done)
         return ToolResult.text(call, done)
