@@ -279,6 +279,10 @@ def test_a_discount_question_is_computed_with_no_search(rt, question):
         ("what's 10% of £50", "10% of £50 = £5"),
         ("3 seats at $12 each, how much is that", "3 * $12 = $36"),
         ("split $90 between 4 people", "$90 / 4 = $22.50"),
+        ("$45 with 20% off", "$45 - 20% of $45 = $36"),
+        ("whats 20% off of $45", "$45 - 20% of $45 = $36"),
+        ("how much is 15% of 80 dollars", "15% of $80 = $12"),
+        ("3 x $12", "3 x $12 = $36"),
         ("how much is 1,200 divided by 4", "1,200 / 4 = 300"),
     ],
 )

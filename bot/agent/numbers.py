@@ -17,16 +17,23 @@ _ASKS_FOR_A_NUMBER = re.compile(
 )
 # A quantity only a number answers ("how many", "how long", "what does it cost"); "when" may be "on Fridays".
 _ASKS_HOW_MUCH = re.compile(r"\bhow (long|many|much|often|old|big|far)\b|\b(cost|price|fee)s?\b", re.IGNORECASE)
-_ASKS_TO_COMPUTE = re.compile(r"^\s*(what(?:'s|’s|s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*\d|%\s*of\b", re.I)
+_ASKS_TO_COMPUTE = re.compile(
+    r"^\s*(what(?:'s|’s|s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*[$€£¥]?\d|%\s*of\b", re.I
+)
 
 
 _PCT, _AMOUNT = r"(\d+(?:\.\d+)?)\s*%", rf"([{CURRENCY}]?{_DIGITS}(?:\.\d+)?)"  # the amount keeps its currency
 _ARTICLE = r"(?:(?:a|an|the|my|our|your|each)\s+)?"
 _NOUN = r"(?:\s+[a-z]+){0,2}?"  # "order", "seats", "monthly plan": what an amount is of
 _LEVY = r"(?:\s+(?:tip|tax|vat|gst|interest|commission|fee|surcharge|service charge))?"  # "18% tip on $62.50"
-_DISCOUNT = re.compile(rf"{_PCT}\s*(?:off|discount\s+on|less\s+than)\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE)
+_DISCOUNT = re.compile(
+    rf"{_PCT}\s*(?:off(?:\s+of)?|discount\s+on|less\s+than)\s+{_ARTICLE}{_AMOUNT}"
+    rf"|{_AMOUNT}{_NOUN}\s+(?:with|at|after)\s+(?:an?\s+)?{_PCT}\s*(?:off|discount)",  # "$45 with 20% off"
+    re.IGNORECASE,
+)
 _MARKUP = re.compile(
-    rf"{_AMOUNT}{_NOUN}\s+(?:plus|with|\+)\s+{_PCT}|{_PCT}{_LEVY}\s+on\s+top\s+of\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE
+    rf"{_AMOUNT}{_NOUN}\s+(?:plus|with|\+)\s+{_PCT}(?!\s*(?:off|discount))|{_PCT}{_LEVY}\s+on\s+top\s+of\s+{_ARTICLE}{_AMOUNT}",
+    re.IGNORECASE,
 )
 _MARKDOWN = re.compile(rf"{_AMOUNT}{_NOUN}\s+(?:minus|less)\s+{_PCT}", re.IGNORECASE)  # "$200 minus 15%"
 _PERCENT_OF = re.compile(rf"{_PCT}{_LEVY}\s*(?:of|on)\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE)
@@ -38,6 +45,9 @@ _SPLIT = re.compile(  # "split $90 between 4 people", "$90 split 4 ways"
 )
 _WORDS = (  # people's words for operators, between two numbers
     (re.compile(r"\bper\s*cent\b|\bpercent\b", re.I), "%"),
+    (re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s*(?:dollars?|bucks|usd)\b", re.I), r"$\1"),  # "80 dollars": $80
+    (re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s*(?:euros?|eur)\b", re.I), r"€\1"),
+    (re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s*gbp\b", re.I), r"£\1"),  # "5 pounds" may be a weight
     (re.compile(r"(?<=\d)\s+(?:times|multiplied by)\s+(?=[$€£¥]?\d)", re.I), " * "),
     (re.compile(r"(?<=\d)\s+divided by\s+(?=[$€£¥]?\d)", re.I), " / "),
     (re.compile(r"(?<=\d)\s+plus\s+(?=[$€£¥]?\d)(?!\S*%)", re.I), " + "),  # "plus 12%" is a markup
@@ -54,7 +64,7 @@ def arithmetic_in(question: str) -> str | None:
     worded = (_DISCOUNT, _MARKUP, _MARKDOWN, _PERCENT_OF, _EACH, _SPLIT)
     if not (_ASKS_TO_COMPUTE.search(question) or any(pattern.search(question) for pattern in worded)):
         return None
-    question = _DISCOUNT.sub(lambda m: f"{m[2]} - {m[1]}% of {m[2]}", question)
+    question = _DISCOUNT.sub(lambda m: f"{m[2]} - {m[1]}% of {m[2]}" if m[1] else f"{m[3]} - {m[4]}% of {m[3]}", question)
     question = _MARKUP.sub(lambda m: f"{m[1]} + {m[2]}% of {m[1]}" if m[1] else f"{m[4]} + {m[3]}% of {m[4]}", question)
     question = _MARKDOWN.sub(lambda m: f"{m[1]} - {m[2]}% of {m[1]}", question)
     question = _PERCENT_OF.sub(lambda m: f"{m[1]}% of {m[2]}", question)
