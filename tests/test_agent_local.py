@@ -9,7 +9,7 @@ from bot.agent.evidence import Ledger, Passage
 from bot.agent.lines import Candidate, excerpt, introduced, with_context
 from bot.agent.local import INTRO
 from bot.agent.meaning import carried, contested, section
-from bot.agent.numbers import asked_amount
+from bot.agent.numbers import arithmetic_in, asked_amount
 from bot.runtime import Runtime
 from bot.settings import SAMPLE_EVAL, load_settings
 from kb.documents import Line
@@ -283,12 +283,19 @@ def test_a_discount_question_is_computed_with_no_search(rt, question):
         ("whats 20% off of $45", "$45 - 20% of $45 = $36"),
         ("how much is 15% of 80 dollars", "15% of $80 = $12"),
         ("3 x $12", "3 x $12 = $36"),
+        ("$12 per seat for 3 seats", "$12 * 3 = $36"),
+        ("$60 for 5 seats, how much is each", "$60 / 5 = $12"),
         ("how much is 1,200 divided by 4", "1,200 / 4 = 300"),
     ],
 )
 def test_arithmetic_in_peoples_words_is_computed_and_money_stays_money(rt, question, answer):
     a = ask(rt, question)
     assert a.status == "answered" and a.answer == answer and not a.searches
+
+
+@pytest.mark.parametrize("question", ["$5 a month for 2 years", "is it $5 a month for 2 devices?"])
+def test_a_price_per_unit_is_not_multiplied_by_a_count_of_another_unit(question):
+    assert arithmetic_in(question) is None
 
 
 def test_table_rows_are_quoted_under_their_header_once(rt):

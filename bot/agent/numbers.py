@@ -38,6 +38,12 @@ _MARKUP = re.compile(
 _MARKDOWN = re.compile(rf"{_AMOUNT}{_NOUN}\s+(?:minus|less)\s+{_PCT}", re.IGNORECASE)  # "$200 minus 15%"
 _PERCENT_OF = re.compile(rf"{_PCT}{_LEVY}\s*(?:of|on)\s+{_ARTICLE}{_AMOUNT}", re.IGNORECASE)
 _EACH = re.compile(rf"\b({_DIGITS}){_NOUN}\s+(?:at|for|x|×)\s+{_AMOUNT}\s*(?:each|apiece|a piece|per\s+\w+)", re.IGNORECASE)
+_RATE = re.compile(  # "$12 per seat for 3 seats": a price per unit, times as many of the same unit ("for 2 years" is not)
+    rf"{_AMOUNT}\s+(?:per|a|an|each)\s+([a-z]+?)s?\s+(?:for|x|×|times)\s+({_DIGITS})\s+\2s?\b", re.IGNORECASE
+)
+_EACH_OF = re.compile(  # "$60 for 5 seats, how much is each": a total over its units
+    rf"{_AMOUNT}\s+for\s+({_DIGITS})\b[^.?!]*?\b(?:each|apiece|a piece|per\s+[a-z]+|one)\b", re.IGNORECASE
+)
 _SPLIT = re.compile(  # "split $90 between 4 people", "$90 split 4 ways"
     rf"\b(?:split|divide|share)\s+{_ARTICLE}{_AMOUNT}{_NOUN}\s+(?:between|among|across|by|into)\s+({_DIGITS})\b"
     rf"|{_AMOUNT}{_NOUN}\s+(?:split|divided|shared)\s+(?:between\s+|among\s+|across\s+|by\s+)?({_DIGITS})\b",
@@ -61,7 +67,7 @@ def arithmetic_in(question: str) -> str | None:
     18% of $62.50; "3 seats at $12 each": 3 * $12; "split $90 between 4 people": $90 / 4)."""
     for words, op in _WORDS:
         question = words.sub(op, question)
-    worded = (_DISCOUNT, _MARKUP, _MARKDOWN, _PERCENT_OF, _EACH, _SPLIT)
+    worded = (_DISCOUNT, _MARKUP, _MARKDOWN, _PERCENT_OF, _EACH, _RATE, _EACH_OF, _SPLIT)
     if not (_ASKS_TO_COMPUTE.search(question) or any(pattern.search(question) for pattern in worded)):
         return None
     question = _DISCOUNT.sub(lambda m: f"{m[2]} - {m[1]}% of {m[2]}" if m[1] else f"{m[3]} - {m[4]}% of {m[3]}", question)
@@ -69,6 +75,8 @@ def arithmetic_in(question: str) -> str | None:
     question = _MARKDOWN.sub(lambda m: f"{m[1]} - {m[2]}% of {m[1]}", question)
     question = _PERCENT_OF.sub(lambda m: f"{m[1]}% of {m[2]}", question)
     question = _EACH.sub(lambda m: f"{m[1]} * {m[2]}", question)
+    question = _RATE.sub(lambda m: f"{m[1]} * {m[3]}", question)
+    question = _EACH_OF.sub(lambda m: f"{m[1]} / {m[2]}", question)
     question = _SPLIT.sub(lambda m: f"{m[1]} / {m[2]}" if m[1] else f"{m[3]} / {m[4]}", question)
     found = [m.group(0) for m in _EXPRESSION.finditer(question)]
     return max(found, key=len).strip() if found else None
