@@ -18,7 +18,7 @@ _ASKS_FOR_A_NUMBER = re.compile(
 # A quantity only a number answers ("how many", "how long", "what does it cost"); "when" may be "on Fridays".
 _ASKS_HOW_MUCH = re.compile(r"\bhow (long|many|much|often|old|big|far)\b|\b(cost|price|fee)s?\b", re.IGNORECASE)
 _ASKS_TO_COMPUTE = re.compile(
-    r"^\s*(what(?:'s|’s|s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*[$€£¥]?\d|%\s*of\b", re.I
+    rf"^\s*(what(?:'s|’s|s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*[{CURRENCY}]?\d|%\s*of\b", re.I
 )
 
 
@@ -42,7 +42,7 @@ _RATE = re.compile(  # "$12 per seat for 3 seats": a price per unit, times as ma
     rf"{_AMOUNT}\s+(?:per|a|an|each)\s+([a-z]+?)s?\s+(?:for|x|×|times)\s+({_DIGITS})\s+\2s?\b", re.IGNORECASE
 )
 _EACH_OF = re.compile(  # "$60 for 5 seats, how much is each": a total over its units
-    rf"{_AMOUNT}\s+for\s+({_DIGITS})\b[^.?!]*?\b(?:each|apiece|a piece|per\s+[a-z]+|one)\b", re.IGNORECASE
+    rf"{_AMOUNT}\s+for\s+({_DIGITS})\b[^.?!]*?\b(?:each|apiece|a piece|per\s+[a-z]+)\b", re.IGNORECASE
 )
 _SPLIT = re.compile(  # "split $90 between 4 people", "$90 split 4 ways"
     rf"\b(?:split|divide|share)\s+{_ARTICLE}{_AMOUNT}{_NOUN}\s+(?:between|among|across|by|into)\s+({_DIGITS})\b"
@@ -54,10 +54,10 @@ _WORDS = (  # people's words for operators, between two numbers
     (re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s*(?:dollars?|bucks|usd)\b", re.I), r"$\1"),  # "80 dollars": $80
     (re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s*(?:euros?|eur)\b", re.I), r"€\1"),
     (re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s*gbp\b", re.I), r"£\1"),  # "5 pounds" may be a weight
-    (re.compile(r"(?<=\d)\s+(?:times|multiplied by)\s+(?=[$€£¥]?\d)", re.I), " * "),
-    (re.compile(r"(?<=\d)\s+divided by\s+(?=[$€£¥]?\d)", re.I), " / "),
-    (re.compile(r"(?<=\d)\s+plus\s+(?=[$€£¥]?\d)(?!\S*%)", re.I), " + "),  # "plus 12%" is a markup
-    (re.compile(r"(?<=\d)\s+minus\s+(?=[$€£¥]?\d)(?!\S*%)", re.I), " - "),  # "minus 15%" is a markdown
+    (re.compile(rf"(?<=\d)\s+(?:times|multiplied by)\s+(?=[{CURRENCY}]?\d)", re.I), " * "),
+    (re.compile(rf"(?<=\d)\s+divided by\s+(?=[{CURRENCY}]?\d)", re.I), " / "),
+    (re.compile(rf"(?<=\d)\s+plus\s+(?=[{CURRENCY}]?\d)(?!\S*%)", re.I), " + "),  # "plus 12%" is a markup
+    (re.compile(rf"(?<=\d)\s+minus\s+(?=[{CURRENCY}]?\d)(?!\S*%)", re.I), " - "),  # "minus 15%" is a markdown
 )
 
 
