@@ -44,6 +44,18 @@ def test_a_mention_is_answered_in_its_thread_with_numbered_links(fake_slack, bot
 
 
 @pytest.mark.shared_serve
+def test_a_question_that_mentions_a_colleague_and_has_emoji_is_answered_as_if_typed_plain(fake_slack, bot):
+    msg = mention(fake_slack, bot, "<@U_BOB> how much is express delivery?? :thinking_face: :pray:")
+    [reply] = answers(fake_slack, msg)
+    assert "$12" in reply["text"] and "shipping.html#delivery-times" in all_text(reply)
+    engine = create_engine(bot.env["DATABASE_URL"])
+    with engine.connect() as conn:
+        asked = conn.execute(select(questions.c.question).where(questions.c.message_ts == msg["ts"])).scalar_one()
+    engine.dispose()
+    assert asked == "how much is express delivery??", "the log keeps the question as it was read"
+
+
+@pytest.mark.shared_serve
 def test_the_log_keeps_each_channel_questions_link_to_its_thread_and_none_for_a_dm(fake_slack, bot):
     first = mention(fake_slack, bot, "How much is express delivery?")
     answers(fake_slack, first)
@@ -81,7 +93,7 @@ def test_the_review_page_names_the_channel_as_slack_does_and_a_dm_as_a_dm(fake_s
 
 @pytest.mark.shared_serve
 def test_the_loading_status_names_each_search_while_it_runs(fake_slack, bot):
-    msg = mention(fake_slack, bot, "How much is express <delivery>?")
+    msg = mention(fake_slack, bot, "How much is express &lt;delivery&gt;?")  # as Slack sends "<delivery>"
     answers(fake_slack, msg)
     statuses = [c.params["status"] for c in fake_slack.called("assistant.threads.setStatus")]
     assert "is searching the docs for “How much is express &lt;delivery&gt;?”…" in statuses

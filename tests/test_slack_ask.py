@@ -36,6 +36,13 @@ def test_ask_answers_only_the_asker_with_a_share_button(fake_slack, bot):
 
 
 @pytest.mark.shared_serve
+def test_ask_reads_the_question_without_the_colleagues_and_emoji_slack_writes_into_it(fake_slack, bot):
+    acked, response_id = ask(fake_slack, bot, "<@U_BOB|bob> how much is express delivery? :thinking_face:")
+    assert "Searching the docs for: how much is express delivery?" in acked["text"]
+    assert "$12" in private_answer(fake_slack, response_id)["text"]
+
+
+@pytest.mark.shared_serve
 def test_the_private_answer_takes_the_place_of_the_searching_note(fake_slack, bot):
     _, response_id = ask(fake_slack, bot)
     answer = private_answer(fake_slack, response_id)

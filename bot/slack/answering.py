@@ -22,6 +22,7 @@ from bot.slack.context import Slack
 from bot.slack.message import SlackMessage, thread_link, without_mention
 from bot.slack.progress import showing_progress
 from bot.slack.render import answer_messages, plain_message, reason_message
+from bot.slack.said import asked
 from bot.slack.streaming import SlackStream
 from kb.clock import as_utc, now
 from kb.errors import IndexUnavailable
@@ -50,7 +51,7 @@ def thread_history(client: WebClient, channel: str, root: str, current_ts: str, 
         if m.get("ts") == current_ts:
             break
         role = "assistant" if (bot_user_id and m.get("user") == bot_user_id) or m.get("bot_id") else "user"
-        text = without_mention(m.get("text"), bot_user_id)
+        text = asked(without_mention(m.get("text"), bot_user_id))
         if text:
             turns.append((role, text))
     return turns
@@ -194,11 +195,12 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
 def readable(slack: Slack, job: Job) -> tuple[str, str | None]:
     """The question as it will be read, and a notice for the asker: (text, why it was cut), or ("", the hint) for
     a message with no text."""
-    if not job.text:
+    text = asked(job.text)
+    if not text:
         return "", TEXT_ONLY if job.has_files else USAGE.format(name=slack.name)
-    if len(job.text) > slack.max_chars:
-        return job.text[: slack.max_chars], f"Your message was long, so I read only its first {slack.max_chars:,} characters."
-    return job.text, None
+    if len(text) > slack.max_chars:
+        return text[: slack.max_chars], f"Your message was long, so I read only its first {slack.max_chars:,} characters."
+    return text, None
 
 
 def ask(slack: Slack, client: WebClient, job: Job, text: str, collections: list[str] | None, **callbacks) -> Answer:

@@ -9,8 +9,6 @@ mentions become plain words.
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import Callable
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -23,33 +21,11 @@ from bot.slack.context import Slack
 from bot.slack.message import SlackMessage, thread_link
 from bot.slack.mrkdwn import escape
 from bot.slack.render import context, section
+from bot.slack.said import as_words, plain
 
 log = logging.getLogger(__name__)
 
 RELAY_CHARS = 3000  # of one relayed message: a section block holds 3,000 characters
-_TOKEN = re.compile(r"<([^<>]*)>")
-
-
-def _as_words(text: str, word: Callable[[str], str], other: Callable[[str, str, str], str]) -> str:
-    """Slack's <...> tokens rewritten: a mention (a person, a group, @here, a channel) by `word` of its name, behind
-    its sign; anything else (a link) by `other(target, label, token)`."""
-
-    def each(m: re.Match) -> str:
-        target, _, label = m.group(1).partition("|")
-        if target.startswith(("@", "!")):
-            return "@" + word(label or target.removeprefix("!subteam^").lstrip("@!"))
-        if target.startswith("#"):
-            return "#" + word(label or target[1:])
-        return other(target, label, m.group(0))
-
-    return _TOKEN.sub(each, text)
-
-
-def plain(text: str) -> str:
-    """A person's Slack text as plain words, for keeping as a team answer: links as their addresses (with their
-    label), mentions as words, Slack's escaping undone."""
-    text = _as_words(text, str, lambda target, label, _: f"{label} ({target})" if label and label != target else target)
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
 def quiet(text: str) -> str:
@@ -60,7 +36,7 @@ def quiet(text: str) -> str:
         kept = target.startswith(("http://", "https://", "mailto:"))
         return token if kept else escape(token[1:-1])
 
-    return _as_words(text, escape, link)
+    return as_words(text, escape, link)
 
 
 def relayed_text(who: str, role: str, msg: SlackMessage) -> str:

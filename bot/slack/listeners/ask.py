@@ -16,6 +16,7 @@ from bot.slack.context import Slack
 from bot.slack.message import is_dm_channel
 from bot.slack.mrkdwn import escape
 from bot.slack.render import answer_messages, plain_message, reason_message, shared_message
+from bot.slack.said import asked
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +30,7 @@ CANNOT_POST = "I can't post in this channel ({why}). Invite me with /invite, or 
 def register(app: App, slack: Slack) -> None:
     @app.command("/ask")
     def on_ask(ack, command, respond):
-        question = (command.get("text") or "").strip()[: slack.max_chars]
+        question = asked(command.get("text") or "")[: slack.max_chars]
         if not question:
             ack(response_type="ephemeral", text=USAGE)
             return
