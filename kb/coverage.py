@@ -26,6 +26,7 @@ import re
 import string
 from dataclasses import dataclass, replace
 
+from kb.chatter import without_chatter
 from kb.frequency import zipf
 from kb.index import lucene_idf
 from kb.tokens import Tokenizer
@@ -108,7 +109,8 @@ class Question:
         return [w.word for w in absent_words(self.words, self.df)]
 
     def query(self, text: str) -> str:
-        """The text with its typos corrected, for ranking."""
+        """The text without its chatter and with its typos corrected, for ranking."""
+        text = without_chatter(text)
         for typo, fix in self.corrected.items():
             text = re.sub(rf"\b{re.escape(typo)}\b", fix, text, flags=re.IGNORECASE)
         return text
@@ -120,7 +122,7 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
 
     df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants.
     """
-    words = question_words(text, tokenizer)
+    words = question_words(without_chatter(text), tokenizer)
     df = dict(zip([w.term for w in words], df_of([w.term for w in words])))
     out: dict[str, QuestionWord] = {}
     corrected: dict[str, str] = {}

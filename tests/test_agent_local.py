@@ -133,6 +133,19 @@ def test_the_docs_words_replace_a_typo_before_searching(rt):
     assert a.status == "answered" and "help/warranty.md" in [s.path for s in a.sources]
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "hey folks, quick question: how long is the warranty on the earbuds? thx!",
+        "anyone know how long the warranty on the earbuds is? tia :)",
+    ],
+)
+def test_a_question_wrapped_in_chat_greetings_and_thanks_is_answered_as_if_asked_plainly(rt, question):
+    a = ask(rt, question)
+    assert a.status == "answered" and "help/warranty.md" in [s.path for s in a.sources]
+    assert a.steps[0].input["query"].startswith("how long"), "the search reads the question, not its greeting"
+
+
 def test_a_name_the_docs_never_mention_is_abstained_on_and_named(rt):
     a = ask(rt, "how do I deploy to netlify")
     assert a.status == "abstained"

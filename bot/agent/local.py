@@ -73,7 +73,7 @@ class LocalAnswerer:
     def begin(self, question: str, history: list[tuple[str, str]], toolbox: Toolbox) -> None:
         self.toolbox = toolbox
         self.index = toolbox.searcher.index
-        self.read = toolbox.searcher.read(question)  # the question's words against the docs, typos corrected
+        self.read = toolbox.searcher.read(question)  # its words against the docs: chatter left out, typos corrected
         question = self.read.query(question)
         words = self.index.tokenizer.words
         self.terms = list(dict.fromkeys(words(question)))

@@ -1,0 +1,38 @@
+"""A chat question's opening and closing chatter is not what it asks; its middle is never touched."""
+
+import pytest
+
+from kb.chatter import without_chatter
+
+
+@pytest.mark.parametrize(
+    "said, asked",
+    [
+        ("hey folks, quick question: how do i undo a commit?", "how do i undo a commit?"),
+        ("Good morning team! What is the warranty?", "What is the warranty?"),
+        ("Does anyone know if npm ci deletes node_modules? tia", "if npm ci deletes node_modules?"),
+        ("Hi all - qq - can borg email me? Any help appreciated :)", "can borg email me?"),
+        ("how long is the refund window, thanks so much!", "how long is the refund window"),
+    ],
+)
+def test_a_greeting_a_quick_question_and_the_thanks_are_left_out(said, asked):
+    assert without_chatter(said) == asked
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "how do I say thank you in the commit message",  # thanks in the middle is what it asks about
+        "what does --please-do do",
+        "Hiding layers: how?",
+        "Yolo mode in npm",
+        "how do i set the tty",
+    ],
+)
+def test_words_like_chatter_inside_a_question_stay(said):
+    assert without_chatter(said) == said
+
+
+@pytest.mark.parametrize("said", ["hi", "thanks!", "hey team :)"])
+def test_a_message_that_is_only_chatter_is_left_as_it_is(said):
+    assert without_chatter(said) == said
