@@ -16,17 +16,29 @@ _KIND = r"(?:quick|small|short|dumb|stupid|silly|random|newbie|noob|basic|genera
 _ASKING = rf"(?:{_KIND}\s+(?:question|q)|qq|question)"
 _ANYONE = r"(?:anyone|anybody|someone|somebody|you|u)(?:\s+here)?"
 _KNOWS = rf"(?:(?:does|do|can|could|would)\s+{_ANYONE}\s+(?:know|tell\s+me|help(?:\s+me)?|explain)|{_ANYONE}\s+knows?)"
-_OPENING = re.compile(rf"^(?:\s*(?:{_GREETING}|{_ASKING}|{_KNOWS})\b[\s,.:;!?\-–—]*)+", re.IGNORECASE)
+_MARKER = r"(?:ok(?:ay)?|so|btw|fyi|um+|uh+|hmm+|also|oh|sorry|apologies)"
+# "sorry if this is a dumb question, but", "this might be a silly q but", "not sure this is the right channel but"
+_HEDGE = r"(?:sorry|apologies|this\s+(?:might|may)\s+be|probably|maybe|not\s+sure)\b[^.!?]{0,60}?\bbut"
+# One opening at a time, at the start, and one closing at a time in the message's last TAIL characters: a regular
+# expression repeating them itself backtracks quadratically over a long run of spaces.
+_OPENER = re.compile(rf"\s*(?:{_GREETING}|{_ASKING}|{_KNOWS}|{_HEDGE}|{_MARKER})\b[\s,.:;!?\-–—]*", re.IGNORECASE)
 
 _THANKS = r"(?:thanks|thank\s+you|thx|thnx|thanx|ty|tia|cheers|pls|plz|please)"
 _THANKS_MORE = rf"{_THANKS}(?:\s+(?:so\s+much|a\s+lot|a\s+bunch|in\s+advance|again|{_WHO}))*"
 _HELP = r"any\s+(?:help|ideas|pointers|tips|hints)(?:\s+(?:is|are|would\s+be))?(?:\s+(?:much|greatly|really))?(?:\s+appreciated)?"
 _SMILE = r"(?:[:;]-?[)(DPp]|\blol\b|\bhaha\b)"
-_CLOSING = re.compile(rf"(?:[\s,.;!\-–—]*(?:\b{_THANKS_MORE}\b|\b{_HELP}\b|{_SMILE})[\s,.;!?]*)+$", re.IGNORECASE)
+_CC = r"/?cc:?"  # "cc @bob", whose mention Slack's reading leaves out
+_CLOSER = re.compile(rf"(?:\b{_THANKS_MORE}\b|\b{_HELP}\b|{_SMILE}|(?<!\w){_CC}(?!\w))[\s,.;!?]*\Z", re.IGNORECASE)
+TAIL = 200
 
 
 def without_chatter(text: str) -> str:
     """The question without the greeting, "quick question" or "does anyone know" it opens with and the thanks it
     closes with; the text as it is if nothing else is left."""
-    core = _CLOSING.sub("", _OPENING.sub("", text)).strip()
+    core = text
+    while (opening := _OPENER.match(core)) and opening.end():
+        core = core[opening.end() :]
+    while closing := _CLOSER.search(core, max(0, len(core) - TAIL)):
+        core = core[: closing.start()].rstrip(" \t\n,.;!-–—")
+    core = core.strip()
     return core if any(c.isalnum() for c in core) else text

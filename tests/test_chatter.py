@@ -13,6 +13,10 @@ from kb.chatter import without_chatter
         ("Does anyone know if npm ci deletes node_modules? tia", "if npm ci deletes node_modules?"),
         ("Hi all - qq - can borg email me? Any help appreciated :)", "can borg email me?"),
         ("how long is the refund window, thanks so much!", "how long is the refund window"),
+        ("ok so btw how do i rebase", "how do i rebase"),
+        ("sorry if this is a dumb question, but whats the refund window?", "whats the refund window?"),
+        ("not sure this is the right channel but how do i rebase", "how do i rebase"),
+        ("how do i rebase, cc", "how do i rebase"),  # "cc @bob", once Slack's reading has left the mention out
     ],
 )
 def test_a_greeting_a_quick_question_and_the_thanks_are_left_out(said, asked):
@@ -27,6 +31,9 @@ def test_a_greeting_a_quick_question_and_the_thanks_are_left_out(said, asked):
         "Hiding layers: how?",
         "Yolo mode in npm",
         "how do i set the tty",
+        "the cc field in emails",
+        "well-known ports",
+        "not sure: can I use git offline?",
     ],
 )
 def test_words_like_chatter_inside_a_question_stay(said):
