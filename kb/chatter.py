@@ -30,15 +30,41 @@ _SMILE = r"(?:[:;]-?[)(DPp]|\blol\b|\bhaha\b)"
 _CC = r"/?cc:?"  # "cc @bob", whose mention Slack's reading leaves out
 _CLOSER = re.compile(rf"(?:\b{_THANKS_MORE}\b|\b{_HELP}\b|{_SMILE}|(?<!\w){_CC}(?!\w))[\s,.;!?]*\Z", re.IGNORECASE)
 TAIL = 200
+# What is left of a reply that only acknowledges an answer ("ok thanks, that worked", "got it!"); never left out of a
+# question, where "great" or "nice" may be what it asks about.
+_ACK = re.compile(
+    rf"(?:{_THANKS_MORE}|\+1|(?:that|it|this)(?:'?s|\s+is)?\s+(?:worked|works|helped|helps|perfect|great)|got\s+it|perfect|great|awesome|"
+    r"cool|nice|makes\s+sense|will\s+try(?:\s+(?:that|it))?|all\s+good|no\s+worries|np|ok(?:ay)?|sure|yes|yep|no|nope)"
+    r"(?:[\s,.;!]+|\Z)",
+    re.IGNORECASE,
+)
 
 
 def without_chatter(text: str) -> str:
     """The question without the greeting, "quick question" or "does anyone know" it opens with and the thanks it
     closes with; the text as it is if nothing else is left."""
+    core = _core(text)
+    return core if any(c.isalnum() for c in core) else text
+
+
+def is_chatter(text: str) -> bool:
+    """Nothing but a greeting, thanks or an acknowledgement ("hi", "thanks!", "ok thanks, that worked"): no question
+    to search the docs for."""
+    core = _core(text)
+    while (ack := _ACK.match(core)) and ack.end():
+        core = core[ack.end() :]
+    return not any(c.isalnum() for c in core)
+
+
+def thanked(text: str) -> bool:
+    """It says thanks or that an answer worked, rather than hello."""
+    return bool(re.search(rf"\b(?:{_THANKS}|worked|works|helped|helps|got\s+it)\b|\+1", text, re.IGNORECASE))
+
+
+def _core(text: str) -> str:
     core = text
     while (opening := _OPENER.match(core)) and opening.end():
         core = core[opening.end() :]
     while closing := _CLOSER.search(core, max(0, len(core) - TAIL)):
         core = core[: closing.start()].rstrip(" \t\n,.;!-–—")
-    core = core.strip()
-    return core if any(c.isalnum() for c in core) else text
+    return core.strip()

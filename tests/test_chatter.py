@@ -2,7 +2,7 @@
 
 import pytest
 
-from kb.chatter import without_chatter
+from kb.chatter import is_chatter, thanked, without_chatter
 
 
 @pytest.mark.parametrize(
@@ -43,3 +43,17 @@ def test_words_like_chatter_inside_a_question_stay(said):
 @pytest.mark.parametrize("said", ["hi", "thanks!", "hey team :)"])
 def test_a_message_that_is_only_chatter_is_left_as_it_is(said):
     assert without_chatter(said) == said
+
+
+@pytest.mark.parametrize("said", ["hi", "Good morning team!", "thanks!", "ok thanks, that worked", "got it :)", "+1"])
+def test_a_greeting_a_thanks_or_an_acknowledgement_is_chatter(said):
+    assert is_chatter(said)
+
+
+@pytest.mark.parametrize("said", ["hi, how do i rebase", "thanks, but how do i push?", "is it free?", "how do i make it look great"])
+def test_a_message_that_asks_something_is_not_chatter(said):
+    assert not is_chatter(said)
+
+
+def test_thanks_is_told_from_hello():
+    assert thanked("ok that worked, ty") and thanked("thank you!") and not thanked("hey folks")

@@ -182,6 +182,26 @@ def test_an_empty_mention_gets_a_usage_hint_and_a_file_only_message_a_notice(fak
     assert "I can only read text" in notice["text"]
 
 
+@pytest.mark.shared_serve
+def test_a_greeting_gets_the_usage_hint_and_a_thanks_a_welcome_and_neither_is_logged_as_a_question(fake_slack, bot):
+    hello = mention(fake_slack, bot, "hey there :wave:")
+    [hint] = answers(fake_slack, hello)
+    assert "Ask me a question about our docs" in hint["text"]
+    question = fake_slack.user_says("D_ALICE", "How much is express delivery?")
+    fake_slack.deliver(bot.url, fake_slack.events_for(question)[0])
+    answers(fake_slack, question)
+    thanks = fake_slack.user_says("D_ALICE", "ok thanks, that worked! :pray:", thread_ts=question["ts"])
+    fake_slack.deliver(bot.url, fake_slack.events_for(thanks)[0])
+    fake_slack.wait_for(lambda: len(fake_slack.replies("D_ALICE", question["ts"])) >= 2)
+    assert "Glad to help" in fake_slack.replies("D_ALICE", question["ts"])[-1]["text"]
+    engine = create_engine(bot.env["DATABASE_URL"])
+    with engine.connect() as conn:
+        ours = questions.c.message_ts.in_([hello["ts"], question["ts"], thanks["ts"]])
+        logged = conn.execute(select(questions.c.question).where(ours)).scalars().all()
+    engine.dispose()
+    assert logged == ["How much is express delivery?"], "no gap in the docs for a greeting or a thanks"
+
+
 def test_a_document_with_mentions_pings_no_one(fake_slack, bot_env, docs, start_bot):
     (docs / "help" / "office.md").write_text(
         "# Office hours\n\n## Closures\n\nHeads up <!channel>: the office closes on Fridays for <@U999> team lunches.\n"

@@ -24,6 +24,7 @@ from bot.slack.progress import showing_progress
 from bot.slack.render import answer_messages, plain_message, reason_message
 from bot.slack.said import asked
 from bot.slack.streaming import SlackStream
+from kb.chatter import is_chatter, thanked
 from kb.clock import as_utc, now
 from kb.errors import IndexUnavailable
 
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 USAGE = "Ask me a question about our docs, for example: @{name} how long is the warranty?"
 FOLLOW_UP = "Mention me (@{name}) in your reply to ask a follow-up: I only answer replies in this thread that do."
 TEXT_ONLY = "I can only read text, not files or images. Please type your question."
+WELCOME = "Glad to help. Ask me another question about our docs any time."
 FAILED = "Sorry, something went wrong while I was answering. The bot's owner can find the details in the logs."
 TROUBLE = "I'm having trouble reaching my database right now. I'll answer here as soon as I can."
 LOST = "Sorry, I was restarted while answering this and it is now too old to pick up. Please ask again."
@@ -194,10 +196,12 @@ def answer_job(slack: Slack, client: WebClient, job: Job, keys: list[str]) -> No
 
 def readable(slack: Slack, job: Job) -> tuple[str, str | None]:
     """The question as it will be read, and a notice for the asker: (text, why it was cut), or ("", the hint) for
-    a message with no text."""
+    a message with no question in it."""
     text = asked(job.text)
     if not text:
         return "", TEXT_ONLY if job.has_files else USAGE.format(name=slack.name)
+    if is_chatter(text):  # "hi", "thanks!": no question for the docs, and no gap in them
+        return "", WELCOME if thanked(text) else USAGE.format(name=slack.name)
     if len(text) > slack.max_chars:
         return text[: slack.max_chars], f"Your message was long, so I read only its first {slack.max_chars:,} characters."
     return text, None

@@ -17,6 +17,7 @@ from bot.slack.message import is_dm_channel
 from bot.slack.mrkdwn import escape
 from bot.slack.render import answer_messages, plain_message, reason_message, shared_message
 from bot.slack.said import asked
+from kb.chatter import is_chatter
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,7 @@ def register(app: App, slack: Slack) -> None:
     @app.command("/ask")
     def on_ask(ack, command, respond):
         question = asked(command.get("text") or "")[: slack.max_chars]
-        if not question:
+        if not question or is_chatter(question):
             ack(response_type="ephemeral", text=USAGE)
             return
         ack(response_type="ephemeral", text=SEARCHING.format(question=escape(" ".join(question.split()))[:200]))
