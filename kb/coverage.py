@@ -103,6 +103,7 @@ class Question:
     words: list[QuestionWord]
     df: dict[str, int]
     corrected: dict[str, str]  # typed word -> the docs' word
+    pasted: frozenset[str] = frozenset()  # terms only in the asker's code or paths that the docs never use
 
     def unknown(self) -> list[str]:
         """Its focus words that no chunk contains: what the docs never talk about (typos aside)."""
@@ -122,11 +123,16 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
 
     df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants.
     """
-    words = question_words(without_chatter(text), tokenizer)
+    text = without_chatter(text)
+    words = question_words(text, tokenizer)
     df = dict(zip([w.term for w in words], df_of([w.term for w in words])))
     out: dict[str, QuestionWord] = {}
     corrected: dict[str, str] = {}
+    data = pasted_words(text, tokenizer)
+    pasted = frozenset(w.term for w in words if w.word in data and df[w.term] == 0)
     for w in words:
+        if w.term in pasted:
+            continue
         if df[w.term] == 0 and zipf(w.word) < TYPO_ZIPF:
             fix = correction(w.word, tokenizer, df_many)
             if fix is None:
@@ -138,7 +144,38 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
                 w = QuestionWord(fix, term, max(0.5, MAX_WEIGHT - z), z < GENERIC_ZIPF, True)
                 df[term] = df_of([term])[0]
         out.setdefault(w.term, w)
-    return Question(list(out.values()), df, corrected)
+    return Question(list(out.values()), df, corrected, pasted)
+
+
+# What the asker pasted rather than wrote: a fenced code block (an error log), a path, an address or a package spec
+# (/home/alice/acme-web/index.js, ~/.cache/x, C:\\Users\\bob, https://..., bob@example.com, react@18.2.0). A word of
+# theirs the docs never use is the asker's data (a user, a project, a file), not the question's subject: it is neither
+# weighed nor taken for a subject the docs lack, though the search still reads it. A name in `backticks` or two
+# alternatives ("netlify/vercel") are the asker's words: a tool the docs never mention is still what is asked about.
+_FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+_EMAIL_OR_SPEC = re.compile(r"[^@]+@[^@.]+(?:\.[^@.]+)+")
+
+
+def _is_pathlike(token: str) -> bool:
+    """A path, an address or a package spec, as one whitespace-separated token."""
+    token = token.strip("`'\"()[]<>,;")
+    return (
+        token.startswith(("/", "~/", "./", "../"))
+        or re.match(r"[A-Za-z]:\\", token) is not None
+        or "://" in token
+        or token.count("/") >= 2
+        or _EMAIL_OR_SPEC.fullmatch(token) is not None
+    )
+
+
+def pasted_words(text: str, tokenizer: Tokenizer) -> set[str]:
+    """The words that appear only in the question's fenced code and path-like tokens, as question_words spells them."""
+    surface = Tokenizer(stem=None, stopwords=tokenizer.stopwords)
+    code = _FENCED.findall(text)
+    tokens = _FENCED.sub(" ", text).split()
+    code += [t for t in tokens if _is_pathlike(t)]
+    prose = " ".join(t for t in tokens if not _is_pathlike(t))
+    return set(surface.words(" ".join(code))) - set(surface.words(prose))
 
 
 MIN_SHARE = 0.35  # a passage holding this much of the question's weight is evidence whatever its BM25 score

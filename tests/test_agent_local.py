@@ -146,6 +146,29 @@ def test_a_question_wrapped_in_chat_greetings_and_thanks_is_answered_as_if_asked
     assert a.steps[0].input["query"].startswith("how long"), "the search reads the question, not its greeting"
 
 
+@pytest.mark.parametrize(
+    "question, page",
+    [
+        (
+            "My earbuds keep disconnecting, how do I wipe them and start over? the log says\n"
+            "```\nbt: link lost (hci0) at /home/dave/.cache/auralis-sync/pair.log\n```",
+            "help/troubleshooting.md",
+        ),
+        ("how long is the warranty? asking for `dave@contoso-labs.io`", "help/warranty.md"),
+    ],
+)
+def test_names_in_pasted_code_or_paths_are_the_askers_data_not_a_subject_the_docs_lack(rt, question, page):
+    a = ask(rt, question)
+    assert a.status == "answered" and page in [s.path for s in a.sources]
+    assert "dave" not in rt.searcher.unknown_words(question), "nor named to Claude as a word the docs never use"
+
+
+def test_a_tool_named_in_backticks_beside_a_path_is_still_the_subject_the_docs_never_mention(rt):
+    a = ask(rt, "how do I deploy to `netlify` from ~/code/site")
+    assert a.status == "abstained"
+    assert "The docs never use the word netlify" in a.steps[0].observation
+
+
 def test_a_name_the_docs_never_mention_is_abstained_on_and_named(rt):
     a = ask(rt, "how do I deploy to netlify")
     assert a.status == "abstained"

@@ -50,7 +50,9 @@ def test_a_greeting_a_thanks_or_an_acknowledgement_is_chatter(said):
     assert is_chatter(said)
 
 
-@pytest.mark.parametrize("said", ["hi, how do i rebase", "thanks, but how do i push?", "is it free?", "how do i make it look great"])
+@pytest.mark.parametrize(
+    "said", ["hi, how do i rebase", "thanks, but how do i push?", "is it free?", "how do i make it look great"]
+)
 def test_a_message_that_asks_something_is_not_chatter(said):
     assert not is_chatter(said)
 

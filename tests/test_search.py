@@ -5,8 +5,10 @@ import threading
 
 import pytest
 
+from kb.coverage import pasted_words
 from kb.search import Searcher
 from kb.sync import sync
+from kb.tokens import DEFAULT_TOKENIZER
 from tests.conftest import run_cli
 
 
@@ -142,3 +144,8 @@ def test_search_command_prints_the_documented_json(docs, db_url):
 def test_search_command_with_a_collection_filter(docs, db_url):
     result = run_cli("search", "firmware", "--docs", str(docs), "--db", db_url, "--json", "--collection", "api")
     assert {h["collection"] for h in json.loads(result.stdout)["hits"]} == {"api"}
+
+
+def test_the_words_only_in_pasted_code_and_paths_are_told_from_the_question_own():
+    text = "why does npm ci fail for alice\n```\nError at /home/alice/acme-web/index.js:42\n```\nsee `bob@example.com`"
+    assert pasted_words(text, DEFAULT_TOKENIZER) == {"error", "home", "acme", "web", "index", "js", "42", "bob", "example", "com"}

@@ -81,7 +81,7 @@ class LocalAnswerer:
         context = [t for t in dict.fromkeys(words(previous)) if t not in self.terms and t not in QUESTION_WORDS]
         context = context if len(self.terms) <= 4 else []
         self.query = " ".join([question, *context]) if context else question
-        targets = [t for t in self.terms + context if t not in QUESTION_WORDS]
+        targets = [t for t in self.terms + context if t not in QUESTION_WORDS and t not in self.read.pasted]
         self.weights = self._rarity_weights(targets)
         for t in context:  # the follow-up's own words matter most
             self.weights[t] *= 0.5
