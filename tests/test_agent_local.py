@@ -290,6 +290,18 @@ def test_a_follow_up_searches_with_the_earlier_question_in_mind(rt):
     assert a.status == "answered" and "help/warranty.md" in [s.path for s in a.sources]
 
 
+def test_a_follow_up_after_a_thanks_searches_with_the_question_before_it_without_its_greeting(rt):
+    history = [
+        ("user", "hey folks, tell me about the Pods Pro earbuds"),
+        ("assistant", "They have ANC."),
+        ("user", "thanks!"),
+        ("assistant", "Glad to help."),
+    ]
+    a = ask(rt, "and what about the warranty?", history=history)
+    query = a.searches[0].query
+    assert "warranty" in query and "earbud" in query and "folk" not in query and "thank" not in query
+
+
 def test_arithmetic_goes_to_the_calculator(rt):
     a = ask(rt, "What is 600 * 100?")
     assert a.status == "answered" and a.answer == "600 * 100 = 60,000"

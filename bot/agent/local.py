@@ -35,6 +35,7 @@ from bot.agent.loop import Draft, Reply
 from bot.agent.numbers import arithmetic_in, asked_amount, asks_how_much, has_amount
 from bot.agent.tools import CALCULATOR, SEARCH_DOCS, Toolbox, ToolCall, ToolResult
 from bot.agent.types import Segment
+from kb.chatter import is_chatter, without_chatter
 from kb.coverage import docs_weights
 from kb.encoder import CLOSE
 from kb.tokens import plural_stem
@@ -77,7 +78,8 @@ class LocalAnswerer:
         question = self.read.query(question)
         words = self.index.tokenizer.words
         self.terms = list(dict.fromkeys(words(question)))
-        previous = next((text for role, text in reversed(history) if role == "user"), "")
+        # the earlier question: a "thanks!" in between is not one, and a greeting is not part of it
+        previous = next((without_chatter(t) for role, t in reversed(history) if role == "user" and not is_chatter(t)), "")
         context = [t for t in dict.fromkeys(words(previous)) if t not in self.terms and t not in QUESTION_WORDS]
         context = context if len(self.terms) <= 4 else []
         self.query = " ".join([question, *context]) if context else question
