@@ -30,12 +30,12 @@ _SMILE = r"(?:[:;]-?[)(DPp]|\blol\b|\bhaha\b)"
 _CC = r"/?cc:?"  # "cc @bob", whose mention Slack's reading leaves out
 _CLOSER = re.compile(rf"(?:\b{_THANKS_MORE}\b|\b{_HELP}\b|{_SMILE}|(?<!\w){_CC}(?!\w))[\s,.;!?]*\Z", re.IGNORECASE)
 TAIL = 200
-# What is left of a reply that only acknowledges an answer ("ok thanks, that worked", "got it!"); never left out of a
-# question, where "great" or "nice" may be what it asks about.
+# What is left of a reply that only acknowledges an answer ("ok thanks, that worked", "got it!"), or asks how to ask
+# ("help"); never left out of a question, where "great" or "nice" may be what it asks about.
 _ACK = re.compile(
     rf"(?:{_THANKS_MORE}|\+1|(?:that|it|this)(?:'?s|\s+is)?\s+(?:worked|works|helped|helps|perfect|great)|got\s+it|perfect|great|awesome|"
-    r"cool|nice|makes\s+sense|will\s+try(?:\s+(?:that|it))?|all\s+good|no\s+worries|np|ok(?:ay)?|sure|yes|yep|no|nope)"
-    r"(?:[\s,.;!]+|\Z)",
+    r"cool|nice|makes\s+sense|will\s+try(?:\s+(?:that|it))?|all\s+good|no\s+worries|np|ok(?:ay)?|sure|yes|yep|no|nope|help)"
+    r"(?:[\s,.;!?]+|\Z)",
     re.IGNORECASE,
 )
 

@@ -45,7 +45,9 @@ def test_a_message_that_is_only_chatter_is_left_as_it_is(said):
     assert without_chatter(said) == said
 
 
-@pytest.mark.parametrize("said", ["hi", "Good morning team!", "thanks!", "ok thanks, that worked", "got it :)", "+1"])
+@pytest.mark.parametrize(
+    "said", ["hi", "Good morning team!", "thanks!", "ok thanks, that worked", "got it :)", "+1", "help", "please help?"]
+)
 def test_a_greeting_a_thanks_or_an_acknowledgement_is_chatter(said):
     assert is_chatter(said)
 
@@ -58,4 +60,4 @@ def test_a_message_that_asks_something_is_not_chatter(said):
 
 
 def test_thanks_is_told_from_hello():
-    assert thanked("ok that worked, ty") and thanked("thank you!") and not thanked("hey folks")
+    assert thanked("ok that worked, ty") and thanked("thank you!") and not thanked("hey folks") and not thanked("help")
