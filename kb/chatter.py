@@ -21,7 +21,9 @@ _MARKER = r"(?:ok(?:ay)?|so|btw|fyi|um+|uh+|hmm+|also|oh|sorry|apologies)"
 _HEDGE = r"(?:sorry|apologies|this\s+(?:might|may)\s+be|probably|maybe|not\s+sure)\b[^.!?]{0,60}?\bbut"
 # One opening at a time, at the start, and one closing at a time in the message's last TAIL characters: a regular
 # expression repeating them itself backtracks quadratically over a long run of spaces.
-_OPENER = re.compile(rf"\s*(?:{_GREETING}|{_ASKING}|{_KNOWS}|{_HEDGE}|{_MARKER})\b[\s,.:;!?\-–—]*", re.IGNORECASE)
+_OPENER = re.compile(
+    rf"\s*(?:{_GREETING}|{_ASKING}|{_KNOWS}|{_HEDGE}|{_MARKER})(?![\w'’-])[\s,.:;!?\-–—]*", re.IGNORECASE
+)  # a whole word: "oh-my-zsh", "so-called", "hi-res" open no chatter
 
 _THANKS = r"(?:thanks|thank\s+you|thx|thnx|thanx|ty|tia|cheers|pls|plz|please)"
 _THANKS_MORE = rf"{_THANKS}(?:\s+(?:so\s+much|a\s+lot|a\s+bunch|in\s+advance|again|{_WHO}))*"

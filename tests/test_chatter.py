@@ -34,6 +34,9 @@ def test_a_greeting_a_quick_question_and_the_thanks_are_left_out(said, asked):
         "the cc field in emails",
         "well-known ports",
         "not sure: can I use git offline?",
+        "oh-my-zsh config",  # a chatter word is a whole word
+        "so-called hooks",
+        "hi-res images",
     ],
 )
 def test_words_like_chatter_inside_a_question_stay(said):
