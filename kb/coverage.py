@@ -98,8 +98,9 @@ def correction(word: str, tokenizer: Tokenizer, df_many) -> str | None:
 
 @dataclass(frozen=True)
 class Question:
-    """A question as the docs read it: its words, each term's df here, and the typos it corrected."""
+    """A question as the docs read it: its text, its words, each term's df here, and the typos it corrected."""
 
+    text: str  # as asked, without its chatter
     words: list[QuestionWord]
     df: dict[str, int]
     corrected: dict[str, str]  # typed word -> the docs' word
@@ -109,9 +110,9 @@ class Question:
         """Its focus words that no chunk contains: what the docs never talk about (typos aside)."""
         return [w.word for w in absent_words(self.words, self.df)]
 
-    def query(self, text: str) -> str:
+    def query(self) -> str:
         """The text without its chatter and with its typos corrected, for ranking."""
-        text = without_chatter(text)
+        text = self.text
         for typo, fix in self.corrected.items():
             text = re.sub(rf"\b{re.escape(typo)}\b", fix, text, flags=re.IGNORECASE)
         return text
@@ -144,7 +145,7 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
                 w = QuestionWord(fix, term, max(0.5, MAX_WEIGHT - z), z < GENERIC_ZIPF, True)
                 df[term] = df_of([term])[0]
         out.setdefault(w.term, w)
-    return Question(list(out.values()), df, corrected, pasted)
+    return Question(text, list(out.values()), df, corrected, pasted)
 
 
 # What the asker pasted rather than wrote: a fenced code block (an error log), a path, an address or a package spec

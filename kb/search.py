@@ -182,7 +182,7 @@ class Searcher:
         floor = self.min_score if min_score is None else min_score
         question = self.read(query)
         words, df = question.words, question.df
-        candidates, bm, meant = self._rank(index, question.query(query), collections, per_page)
+        candidates, bm, meant = self._rank(index, question.query(), collections, per_page)
         kept = list(islice(candidates, k))
         if kept:
             rows = np.array([c.row for c in kept], dtype=np.int64)

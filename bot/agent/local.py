@@ -75,7 +75,7 @@ class LocalAnswerer:
         self.toolbox = toolbox
         self.index = toolbox.searcher.index
         self.read = toolbox.searcher.read(question)  # its words against the docs: chatter left out, typos corrected
-        question = self.read.query(question)
+        question = self.read.query()
         words = self.index.tokenizer.words
         self.terms = list(dict.fromkeys(words(question)))
         # the earlier question: a "thanks!" in between is not one, and a greeting is not part of it
