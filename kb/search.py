@@ -24,7 +24,7 @@ import numpy as np
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 
-from kb.coverage import Question, coverage, docs_weights, never_used, read_question, strength, zipf
+from kb.coverage import Question, coverage, docs_weights, read_question, strength, zipf
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, resolve_embedder
 from kb.encoder import RELATED
 from kb.errors import IndexUnavailable
@@ -151,11 +151,6 @@ class Searcher:
     def unknown_words(self, query: str) -> list[str]:
         """The query's focus words that no chunk contains: what the docs never talk about (typos aside)."""
         return self.read(query).unknown()
-
-    def absent_subject(self, query: str) -> list[str]:
-        """The query's words that show its subject is nowhere in the docs (kb.coverage.never_used), or []."""
-        q = self.read(query)
-        return never_used(q.words, q.df)
 
     def search(
         self,

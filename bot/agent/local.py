@@ -36,7 +36,7 @@ from bot.agent.numbers import arithmetic_in, asked_amount, asks_how_much, has_am
 from bot.agent.tools import CALCULATOR, SEARCH_DOCS, Toolbox, ToolCall, ToolResult
 from bot.agent.types import Segment
 from kb.chatter import is_chatter, without_chatter
-from kb.coverage import docs_weights
+from kb.coverage import docs_weights, never_used
 from kb.encoder import CLOSE
 from kb.tokens import plural_stem
 
@@ -103,7 +103,7 @@ class LocalAnswerer:
         self.describes = bool(_DESCRIPTION.search(question))
         self.value: str | None = None
         self.first_search: int | None = None  # passages the first search showed: the ones ranked for the question
-        self.absent = toolbox.searcher.absent_subject(question)  # the question's subject, if the docs never use it
+        self.absent = never_used(self.read.words, self.read.df)  # the question's subject, if the docs never use it
         self.encoder = toolbox.searcher.encoder
         self.meant: set[str] | None = None  # with the encoder: the best pages holding a line about the question
 
