@@ -8,7 +8,7 @@ import pytest
 from bot.agent.evidence import Ledger, Passage
 from bot.agent.lines import Candidate, excerpt, introduced, with_context
 from bot.agent.local import INTRO
-from bot.agent.meaning import carried, contested, section
+from bot.agent.meaning import Meaning, carried, contested, section, why_far
 from bot.agent.numbers import arithmetic_in, asked_amount
 from bot.runtime import Runtime
 from bot.settings import SAMPLE_EVAL, load_settings
@@ -182,6 +182,33 @@ def test_a_word_the_docs_never_use_is_the_subject_when_the_question_means_anothe
     assert carried("What is the biggest page size when listing devices?", ["biggest"], encoder) == []
     assert carried("run a backup whenever i plug my usb drive in", ["plug"], encoder) == []
     assert carried("any question", [], encoder) == []
+
+
+def test_a_line_no_closer_to_the_question_for_the_word_the_docs_never_use_does_not_answer_it():
+    found = {"desktop-app.md"}
+    assert why_far(Meaning(0.68, found, gain=-0.01), ["android"]), "the line answers the rest of the question"
+    assert why_far(Meaning(0.68, found, gain=0.02), ["android"]) is None, "the line speaks to the word too"
+    assert why_far(Meaning(0.68, found, gain=None), []) is None, "every word is one the docs use"
+
+
+def test_a_question_about_a_platform_the_docs_never_name_is_not_answered_by_what_they_say_of_others(db_url, tmp_path):
+    pages = {
+        "desktop-app.md": "# The Ledgerly desktop app\n\nLedgerly runs on Windows, macOS and Linux. Download the installer "
+        "for your computer from the downloads page.\n\n## Language\n\nOn macOS, the Ledgerly app uses your system's "
+        "language. To choose another one, change the language order in System Settings.\n",
+        "invoices.md": "# Invoices\n\nTo bill a customer, open Business > New Invoice, add the items and post it to "
+        "Accounts Receivable.\n",
+        "reconcile.md": "# Reconciling\n\nCompare your Ledgerly account with your bank statement in the Reconcile window "
+        "and mark each matching transaction.\n",
+        "backups.md": "# Backups\n\nLedgerly saves a backup copy of your books each time you save, next to your data file.\n",
+    }
+    rt = synced_with(db_url, tmp_path / "ledgerly", pages)
+    rt.ensure_index(None)
+    a = ask(rt, "is there a ledgerly app for my iphone")
+    assert a.status == "abstained", a.answer
+    notes = [p.detail.get("note", "") for p in a.problems]
+    assert any("never use iphone" in n and "closer to the question for it" in n for n in notes), notes
+    assert ask(rt, "does ledgerly run on linux?").status == "answered", "a platform the page names is answered"
 
 
 def test_an_abstention_offers_no_closest_pages_when_none_is_related(rt):

@@ -273,7 +273,8 @@ class LocalAnswerer:
         """Why the docs cannot answer, judged line by line by the sentence encoder (bot.agent.meaning)."""
         if self.encoder is None:
             return None
-        judged = meaning.judge(self.question, self.toolbox.ledger.passages[: self.first_search], self.encoder, self._excerpt)
+        first = self.toolbox.ledger.passages[: self.first_search]
+        judged = meaning.judge(self.question, first, self.encoder, self._excerpt, self.absent)
         if judged is None:
             return None
         self.meant = judged.pages

@@ -30,11 +30,16 @@ RANKINGS = ("bm25_rank", "dense_rank", "meaning_rank")  # the rankings kb.search
 class Meaning(NamedTuple):
     best: float  # the best cosine of a line found with the question
     pages: set[str]  # the pages holding a line about the question
+    # With absent words: how much closer the closest line is to the question with them than without them
+    gain: float | None = None
 
 
-def judge(question: str, first: Sequence[Passage], encoder: Embedder, as_quoted: Callable[[str], str]) -> Meaning | None:
+def judge(
+    question: str, first: Sequence[Passage], encoder: Embedder, as_quoted: Callable[[str], str], absent: Sequence[str] = ()
+) -> Meaning | None:
     """The lines of the first search's best pages against the question, each as it would be quoted (a long
-    paragraph by its answering sentences) and read under its section's name; None when they hold no quotable line."""
+    paragraph by its answering sentences) and read under its section's name; None when they hold no quotable line.
+    With the words of the question the docs never use (absent), the lines against the question without them too."""
     pages = list(dict.fromkeys(p.hit.path for p in first))[:MEANING_PAGES]  # the same lines however many a search shows
     sections: dict[str, str] = {}  # each quotable line, the section it is read in
     for p in first:
@@ -49,7 +54,11 @@ def judge(question: str, first: Sequence[Passage], encoder: Embedder, as_quoted:
     vectors = encoder.embed([question, *read])
     cosines = vectors[1:] @ vectors[0]
     related = {text for text, c in zip(lines, cosines.tolist()) if c >= RELATED}
-    return Meaning(float(cosines.max()), {p.hit.path for p in first if related.intersection(p.blocks)})
+    gain = None
+    if absent:  # the two questions encoded together, so that they are read alike (int8 activations are batch-scaled)
+        whole, without = encoder.embed([question, left_out(question, absent)])
+        gain = float((vectors[1:] @ whole).max() - (vectors[1:] @ without).max())
+    return Meaning(float(cosines.max()), {p.hit.path for p in first if related.intersection(p.blocks)}, gain)
 
 
 def section(heading: str) -> str:
@@ -70,18 +79,29 @@ def carried(question: str, unknown: Sequence[str], encoder: Embedder) -> list[st
     Rarity alone misses a subject beside a rarer word the docs do use ("install postgres on my iphone")."""
     if not unknown:
         return []
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, unknown)) + r")\b", re.I)
-    whole, without = encoder.embed([question, pattern.sub(" ", question)])
+    whole, without = encoder.embed([question, left_out(question, unknown)])
     return list(unknown) if float(whole @ without) < CARRIES else []
+
+
+def left_out(question: str, words: Sequence[str]) -> str:
+    """The question without these words."""
+    return re.sub(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", " ", question, flags=re.I)
 
 
 def why_far(meaning: Meaning, absent: Sequence[str]) -> str | None:
     """Why the docs cannot answer: no line is about the question, or its subject is a word the docs never use and
-    no line is close to it ("skip a song" finds "Tap twice: next track")."""
+    no line is close to it ("skip a song" finds "Tap twice: next track"), or none is closer to the question for
+    that word than to the question without it: the lines found answer the rest of it ("is there a gnucash app for
+    my android phone" finds the macOS app's language setting, closer to the question without "android")."""
     if meaning.best < RELATED:
         return f"no line found is about the question (best cosine {meaning.best:.2f})"
     if absent and meaning.best < CLOSE:
         return f"the docs never use {', '.join(absent)} and no line is close in meaning (best cosine {meaning.best:.2f})"
+    if absent and meaning.gain is not None and meaning.gain <= 0:
+        return (
+            f"the docs never use {', '.join(absent)} and no line found is closer to the question for it "
+            f"(best cosine {meaning.best:.2f}, {-meaning.gain:.2f} closer without it)"
+        )
     return None
 
 
