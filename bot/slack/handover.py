@@ -36,7 +36,7 @@ def quiet(text: str) -> str:
         kept = target.startswith(("http://", "https://", "mailto:"))
         return token if kept else escape(token[1:-1])
 
-    return as_words(text, escape, link)
+    return as_words(text, lambda sign, name, _: sign + escape(name), link)
 
 
 def relayed_text(who: str, role: str, msg: SlackMessage) -> str:

@@ -17,16 +17,16 @@ _TOKEN = re.compile(r"<([^<>]*)>")
 _EMOJI = re.compile(r"(?<![\w:])(?::[a-z0-9_+'-]+:)+(?![\w:])")
 
 
-def as_words(text: str, word: Callable[[str], str], other: Callable[[str, str, str], str]) -> str:
-    """Slack's <...> tokens rewritten: a mention (a person, a group, @here, a channel) by `word` of its name, behind
-    its sign; anything else (a link) by `other(target, label, token)`."""
+def as_words(text: str, mention: Callable[[str, str, str], str], other: Callable[[str, str, str], str]) -> str:
+    """Slack's <...> tokens rewritten: a mention by `mention(sign, name, label)`, "@" for a person, a group or @here
+    and "#" for a channel; anything else (a link) by `other(target, label, token)`."""
 
     def each(m: re.Match) -> str:
         target, _, label = m.group(1).partition("|")
         if target.startswith(("@", "!")):
-            return "@" + word(label or target.removeprefix("!subteam^").lstrip("@!"))
+            return mention("@", label or target.removeprefix("!subteam^").lstrip("@!"), label)
         if target.startswith("#"):
-            return "#" + word(label or target[1:])
+            return mention("#", label or target[1:], label)
         return other(target, label, m.group(0))
 
     return _TOKEN.sub(each, text)
@@ -39,21 +39,21 @@ def unescaped(text: str) -> str:
 def plain(text: str) -> str:
     """A person's Slack text as plain words, for keeping as a team answer: links as their addresses (with their
     label), mentions as words, Slack's escaping undone."""
-    text = as_words(text, str, lambda target, label, _: f"{label} ({target})" if label and label != target else target)
+    text = as_words(
+        text,
+        lambda sign, name, _: sign + name,
+        lambda target, label, _: f"{label} ({target})" if label and label != target else target,
+    )
     return unescaped(text)
 
 
 def asked(text: str) -> str:
     """A person's Slack text as the question it asks, for searching, answering and the log: mentions of people and
     groups and emoji left out, a channel by its name, a link by its label (or its address), Slack's escaping undone."""
-
-    def each(m: re.Match) -> str:
-        target, _, label = m.group(1).partition("|")
-        if target.startswith(("@", "!")):
-            return " "
-        if target.startswith("#"):
-            return f" #{label} " if label else " "
-        return label or target
-
-    text = unescaped(_EMOJI.sub(" ", _TOKEN.sub(each, text)))
+    text = as_words(
+        text,
+        lambda sign, _, label: f" #{label} " if sign == "#" and label else " ",
+        lambda target, label, _: label or target,
+    )
+    text = unescaped(_EMOJI.sub(" ", text))
     return "\n".join(" ".join(line.split()) for line in text.strip().splitlines()).strip()
