@@ -610,3 +610,20 @@ def test_a_question_asking_for_an_amount_wants_a_line_with_that_kind_of_amount(q
 
 def test_a_question_asking_for_no_amount_wants_none():
     assert asked_amount("how do I pair the earbuds with a laptop") is None
+
+
+@pytest.mark.parametrize(
+    "title, heading, label",
+    [
+        (
+            "2.9. Transactions",
+            "2.9. Transactions > 2.9. Transactions > 2.9.4. Reconciliation",
+            "2.9. Transactions > 2.9.4. Reconciliation",
+        ),
+        ("Refunds", "Refund window", "Refunds > Refund window"),
+        ("Refunds", "Refunds > Refund window", "Refunds > Refund window"),
+        ("Options", "Options > Filters > Options", "Options > Filters > Options"),  # a name met again further down stays
+    ],
+)
+def test_a_source_is_labelled_by_its_title_and_heading_path_each_part_once(title, heading, label):
+    assert Passage(0, "", Hit(0, "a.html", "help", title, heading, None, 1.0)).title == label

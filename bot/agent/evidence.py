@@ -24,7 +24,11 @@ class Passage:
 
     @property
     def title(self) -> str:
-        return self.hit.heading if self.hit.heading.startswith(self.hit.title) else f"{self.hit.title} > {self.hit.heading}"
+        """The page title with the heading path, each part once: a DocBook page's top heading is an h2 that repeats
+        its title ("2.9. Transactions > 2.9. Transactions > 2.9.4. Reconciliation" is read without the second)."""
+        heading = self.hit.heading if self.hit.heading.startswith(self.hit.title) else f"{self.hit.title} > {self.hit.heading}"
+        parts = heading.split(" > ")
+        return " > ".join(part for i, part in enumerate(parts) if i == 0 or part != parts[i - 1])
 
     def search_result_block(self) -> dict:
         return {
