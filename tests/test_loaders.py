@@ -78,6 +78,33 @@ def test_markdown_leaves_out_a_docs_generators_syntax_and_keeps_its_text():
     ]
 
 
+def test_markdown_reads_mkdocs_admonition_and_tab_text_as_text_not_a_code_block():
+    page = (
+        "# Plans\n\n"
+        '!!! note "Who can change the plan"\n\n    Only workspace owners can\n    change the plan.\n\n'
+        '=== "Annual"\n\n    Billed once a year.\n\n    ```sh\n    plans set annual\n    ```\n\n'
+        "Refunds are not given.\n\n    an indented code block\n"
+    )
+    lines = load_markdown(page, "plans.md").sections[-1].lines
+    assert [(line.number, line.text) for line in lines] == [
+        (3, "Who can change the plan:"),
+        (5, "Only workspace owners can change the plan."),  # one paragraph over two lines, not two code lines
+        (8, "Annual:"),
+        (10, "Billed once a year."),
+        (12, "```sh"),
+        (13, "plans set annual"),
+        (14, "```"),
+        (16, "Refunds are not given."),
+        (18, "an indented code block"),  # outside the tab: still code
+    ]
+
+
+def test_markdown_leaves_out_link_reference_definitions_which_a_page_does_not_show():
+    page = "# Pricing\n\nSee [our pricing page][pricing] for prices.\n\n[pricing]: https://example.com/pricing\n"
+    lines = load_markdown(page, "pricing.md").sections[-1].lines
+    assert [line.text for line in lines] == ["See [our pricing page][pricing] for prices."]
+
+
 def test_markdown_title_falls_back_to_h1_then_file_name():
     assert load_markdown("# Hello there\n\ntext\n", "x").title == "Hello there"
     assert load_markdown("just text\n", "setting-up_fast").title == "Setting up fast"
@@ -105,6 +132,36 @@ def test_rst_sections_nest_under_the_document_title():
 def test_rst_does_not_read_included_files():
     doc = load_rst("Title\n=====\n\n.. include:: /etc/passwd\n\nSafe text.\n", "t")
     assert "root:" not in " ".join(line.text for s in doc.sections for line in s.lines)
+
+
+def test_rst_reads_a_sphinx_directive_docutils_does_not_know_as_the_text_sphinx_shows():
+    src = (
+        "Install\n=======\n\n.. toctree::\n   :maxdepth: 2\n\n   windows\n\n"
+        ".. versionadded:: 2.1\n   The ``--user`` option.\n\n"
+        ".. tabs::\n\n   .. tab:: Linux\n\n      Run the installer\n      as root.\n\n"
+        ".. only:: html\n\n   Shown in HTML.\n\n"
+        ".. deprecated:: 3.0\n   Use :func:`client.connect` instead.\n"
+    )
+    assert [(line.number, line.text) for line in load_rst(src, "install").sections[-1].lines] == [
+        (9, "New in version 2.1:"),
+        (10, "The --user option."),
+        (14, "Linux:"),
+        (16, "Run the installer as root."),
+        (21, "Shown in HTML."),
+        (23, "Deprecated since version 3.0:"),
+        (24, "Use client.connect instead."),
+    ]
+
+
+def test_rst_reads_a_sphinx_role_by_the_text_it_shows():
+    src = "Title\n=====\n\nSee :ref:`Installing <install>` and :doc:`faq`, then call :py:func:`~client.connect`.\n"
+    lines = load_rst(src, "t").sections[-1].lines
+    assert [line.text for line in lines] == ["See Installing and faq, then call client.connect."]
+
+
+def test_rst_never_reads_a_file_a_directive_docutils_does_not_know_names():
+    doc = load_rst("Title\n=====\n\n.. literalinclude:: /etc/passwd\n   :lines: 1-3\n\nSafe text.\n", "t")
+    assert [line.text for s in doc.sections for line in s.lines] == ["Safe text."]
 
 
 def test_html_reads_main_content_without_navigation_header_or_footer():

@@ -14,7 +14,9 @@ from kb.documents import Document, Line, Section, title_from_filename
 
 # Raise when a loader reads the same file differently: the next sync re-indexes every page with it.
 # 5: an HTML theme's sidebar and a <title>'s site name left out, code fenced; Markdown without its generator's syntax
-LOADERS_VERSION = 5
+# 6: Markdown without link reference definitions, MkDocs' admonition and tab text read as text, not code;
+#    reStructuredText with Sphinx's directives read as their text and its roles as the text they show
+LOADERS_VERSION = 6
 
 
 def load_text(text: str, path: str, style: str | None = None) -> Document:

@@ -4,6 +4,9 @@ markdown-it finds the headings, so a "#" inside a code fence is not a heading;
 the section bodies keep the source lines as written, which is what a citation
 quotes back to the reader, except that a paragraph wrapped over several source
 lines is one line, as it reads: quoted by its lines, it would be cut mid-sentence.
+What the page does not show is not read: a link reference definition ("[pricing]: https://...") and a docs
+generator's syntax around the text (_text_of). MkDocs' admonitions and content tabs indent their text four spaces,
+which CommonMark reads as a code block; it is read as the text it is (_blocks_dedented).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ _md = MarkdownIt("commonmark", {"html": True}).use(front_matter_plugin).enable("
 def load_markdown(text: str, path: str, style: str | None = None) -> Document:
     """path: the file's, relative to the docs root (its name is the title of last resort); style: DOCS_ANCHOR_STYLE."""
     stem = PurePosixPath(path).stem
+    text = _blocks_dedented(text)
     tokens = _md.parse(text)
     meta: dict = {}
     warnings: list[str] = []
@@ -33,7 +37,10 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
     raw_html: list[tuple[int, int]] = []  # line ranges of HTML blocks: markup, not text to quote
     code: set[int] = set()  # lines of code blocks, kept exactly as written
     wrapped: dict[int, int] = {}  # a paragraph written over several lines: its first line -> the line after it
+    shown: set[int] = set()  # lines some block holds: outside them are blank lines and link reference definitions
     for i, tok in enumerate(tokens):
+        if tok.level == 0 and tok.map:
+            shown.update(range(*tok.map))
         if tok.type == "front_matter" and tok.map:
             body_start = tok.map[1]
             try:
@@ -54,7 +61,7 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
             text_of = "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
             headings.append((tok.map[0], tok.map[1], int(tok.tag[1]), text_of.strip() or inline.content.strip()))
 
-    lines = text.splitlines()
+    lines = [line if n in shown else "" for n, line in enumerate(text.splitlines())]
     for start, stop in raw_html:  # keep an HTML block's words on its first line, drop comments and tags
         words = " ".join(BeautifulSoup("\n".join(lines[start:stop]), "html.parser").get_text(" ").split())
         lines[start:stop] = [words] + [""] * (stop - start - 1)
@@ -128,7 +135,32 @@ _ESM = re.compile(
     r"""^\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['"][^'"]+['"]\s*;?|export\s+(?:default|const|let|function|\{).*)\s*$"""
 )
 _TEMPLATE_TAG = re.compile(r"\{%-?.*?-?%\}|\{\{[<%].*?[>%]\}\}")
-_ADMONITION = re.compile(r"""^\s*(?::::+\s*[\w-]*\s*(.*?)|(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(.*)")?)\s*$""")
+_ADMONITION = re.compile(
+    r"""^\s*(?::::+\s*[\w-]*\s*(.*?)|(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(.*)")?|===\+?\s+"(.*)")\s*$"""
+)
+# MkDocs (Python-Markdown with pymdownx): an admonition ("!!! note", "??? tip" when collapsible) or a content tab
+# ('=== "Windows"'), whose text is the lines below it indented four spaces more.
+_BLOCK_OPENER = re.compile(r"""^(\s*)(?:(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"[^"]*")?|===\+?\s+"[^"]*")\s*$""")
+
+
+def _blocks_dedented(text: str) -> str:
+    """The text of MkDocs' admonitions and content tabs moved back to their opener's indentation, line for line, so
+    that it is read as paragraphs and lists, not as a code block; blocks inside blocks too."""
+    lines = text.split("\n")
+    if not any(_BLOCK_OPENER.match(line) for line in lines):
+        return text
+    out: list[str] = []
+    body: list[int] = []  # the indentation of each block the current line is inside, innermost last
+    for line in lines:
+        indent = len(line) - len(line.lstrip(" "))
+        while body and line.strip() and indent < body[-1]:
+            body.pop()
+        depth = 4 * len(body)
+        out.append(line[depth:] if line.startswith(" " * depth) else line.lstrip(" "))
+        opener = _BLOCK_OPENER.match(line)
+        if opener:
+            body.append(len(opener.group(1)) + 4)
+    return "\n".join(out)
 
 
 def _text_of(line: str) -> str:
@@ -139,6 +171,6 @@ def _text_of(line: str) -> str:
         line = " ".join(_TEMPLATE_TAG.sub(" ", line).split())
     admonition = _ADMONITION.match(line)
     if admonition:
-        title = (admonition.group(1) or admonition.group(2) or "").strip("[] ")
+        title = (admonition.group(1) or admonition.group(2) or admonition.group(3) or "").strip("[] ")
         return title if not title or title[-1] in ".:?!" else f"{title}:"
     return line

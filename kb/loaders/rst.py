@@ -2,10 +2,18 @@
 
 Directives that read files or pass raw HTML through are disabled: a docs folder
 is data, and parsing it must not reach outside it.
+
+Sphinx's own directives and roles, and its extensions', are unknown to docutils, which drops what they hold (a
+"versionadded" note, a tab, a glossary) and leaves a role as written (":ref:`Installing <install>`"). A page is
+read as Sphinx shows it instead: an unknown directive's text is read as the page's text, introduced by its argument
+(a tab's label; "New in version 2.1" for Sphinx's version notes), and a role by its text ("Installing").
+Navigation and directives that name files ("toctree", "literalinclude", "index", "auto...") show nothing here.
 """
 
 from __future__ import annotations
 
+import re
+import textwrap
 from pathlib import PurePosixPath
 
 from docutils import nodes
@@ -25,6 +33,26 @@ _SETTINGS = {
 }
 
 _TEXT_NODES = (nodes.paragraph, nodes.literal_block, nodes.term, nodes.rubric, nodes.line)
+_DIRECTIVE = re.compile(r"\.\.\s+([\w:.+-]+)::[ \t]*(.*)")
+_ROLE = re.compile(r":[\w:.+-]+:`(.*?)`", re.S)
+_ROLE_TARGET = re.compile(r"(.*?)\s*<[^<>]*>", re.S)  # "Installing <install>": shown as "Installing"
+_OPTION = re.compile(r":[\w-]+:(?:\s.*)?$")
+# What Sphinx writes before a version note's text
+_LABELS = {
+    "versionadded": "New in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+    "versionremoved": "Removed in version",
+    "seealso": "See also",
+}
+# Directives that show no text of their own here: navigation, indexes, files to read, settings
+_SHOWN_NOTHING = {
+    "toctree", "index", "literalinclude", "include", "highlight", "code-include", "currentmodule", "module",
+    "sectionauthor", "moduleauthor", "codeauthor", "tabularcolumns", "todolist", "graphviz", "digraph", "graph",
+    "mermaid", "plantuml", "uml", "inheritance-diagram", "todo",
+}  # fmt: skip
+_CONDITIONS = {"only", "ifconfig"}  # their argument is a build condition, not text
+_MAX_NESTING = 8
 
 
 def load_rst(text: str, path: str, style: str | None = None) -> Document:
@@ -45,7 +73,7 @@ def load_rst(text: str, path: str, style: str | None = None) -> Document:
     sections = [top]
     by_node: dict[int, Section] = {id(tree): top}
 
-    for node in tree.findall(lambda n: isinstance(n, (nodes.section, *_TEXT_NODES))):
+    for node in tree.findall(lambda n: isinstance(n, (nodes.section, nodes.system_message, *_TEXT_NODES))):
         if isinstance(node, nodes.section):
             title = node.next_node(nodes.title)
             heading = title.astext().strip() if title else ""
@@ -54,20 +82,85 @@ def load_rst(text: str, path: str, style: str | None = None) -> Document:
             sections.append(sec)
             by_node[id(node)] = sec
             continue
-        if isinstance(node.parent, nodes.title) or node.line is None:
-            continue
-        owner = _owning_section(node, by_node)
-        pieces = node.astext().splitlines()
-        if isinstance(node, nodes.paragraph) and len(pieces) > 1:  # wrapped over several lines, it reads as one
-            owner.lines.append(Line(node.line, " ".join(" ".join(pieces).split()), node.line + len(pieces) - 1))
-            continue
-        for offset, piece in enumerate(pieces):
-            if piece.strip():
-                owner.lines.append(Line(node.line + offset, piece.strip()))
+        if isinstance(node, nodes.system_message):
+            _owning_section(node, by_node).lines.extend(_unknown_directive(node, 0))
+        elif not isinstance(node.parent, nodes.title) and node.line is not None:
+            _owning_section(node, by_node).lines.extend(_lines_of(node))
 
     for sec in sections:
         sec.lines.sort(key=lambda line: line.number)
     return Document(title=doc_title or title_from_filename(stem), sections=sections)
+
+
+def _lines_of(node: nodes.Element, first: int | None = None) -> list[Line]:
+    """A text node's lines at their source lines (first: the node's, when it is read apart from its page)."""
+    first = node.line if first is None else first
+    pieces = _text(node).splitlines()
+    if isinstance(node, nodes.paragraph) and len(pieces) > 1:  # wrapped over several lines, it reads as one
+        return [Line(first, " ".join(" ".join(pieces).split()), first + len(pieces) - 1)]
+    return [Line(first + offset, piece.strip()) for offset, piece in enumerate(pieces) if piece.strip()]
+
+
+def _text(node: nodes.Element) -> str:
+    """A node's text as Sphinx shows it: a role docutils does not know (Sphinx's ":ref:", ":func:") by its text."""
+    if isinstance(node, nodes.literal_block) or not any(True for _ in node.findall(nodes.problematic)):
+        return node.astext()
+    copy = node.deepcopy()
+    for bad in list(copy.findall(nodes.problematic)):
+        if _ROLE.fullmatch(bad.astext()):
+            bad.parent.replace(bad, nodes.Text(_roles_shown(bad.astext())))
+    return copy.astext()
+
+
+def _roles_shown(text: str) -> str:
+    """Roles by the text they show: ":ref:`Installing <install>`" -> "Installing", ":func:`~client.connect`" ->
+    "client.connect"."""
+
+    def shown(role: re.Match) -> str:
+        target = _ROLE_TARGET.fullmatch(role[1])
+        return (target[1] if target and target[1] else role[1]).lstrip("~!")
+
+    return _ROLE.sub(shown, text)
+
+
+def _unknown_directive(message: nodes.system_message, depth: int) -> list[Line]:
+    """The lines of a directive docutils does not know, read from its source: its argument introduces its text
+    (a tab's "Linux", "New in version 2.1"), its options are left out, and its text is read as reStructuredText."""
+    block = message.next_node(nodes.literal_block)
+    unknown = message.children and message[0].astext().startswith("Unknown directive type")  # not one disabled here
+    if depth > _MAX_NESTING or not unknown or block is None or message.get("line") is None:
+        return []
+    source = block.astext().split("\n")
+    head = _DIRECTIVE.match(source[0])
+    if head is None:
+        return []
+    name = head[1].rsplit(":", 1)[-1]  # a domain's directive ("py:function") by its name
+    if name in _SHOWN_NOTHING or name.startswith("auto"):
+        return []
+    start = message["line"]
+    body = textwrap.dedent("\n".join(source[1:])).split("\n")
+    skip = 0
+    while skip < len(body) and _OPTION.match(body[skip]):
+        skip += 1
+    lines = []
+    argument = " ".join(filter(None, [_LABELS.get(name, ""), "" if name in _CONDITIONS else _roles_shown(head[2].strip())]))
+    if argument:
+        lines.append(Line(start, argument if argument[-1] in ".:?!" or skip == len(body) else f"{argument}:"))
+    text = "\n".join(body[skip:])
+    if text.strip():
+        try:
+            tree = publish_doctree(text, settings_overrides=_SETTINGS)
+        except Exception:  # docutils raises many types on malformed input: the rest of the page still reads
+            return lines
+        offset = start + skip  # body line 1 is the line after the directive's
+        for node in tree.findall(lambda n: isinstance(n, (nodes.system_message, *_TEXT_NODES))):
+            if isinstance(node, nodes.system_message):
+                lines.extend(Line(line.number + offset, line.text, line.end and line.end + offset)
+                             for line in _unknown_directive(node, depth + 1))  # fmt: skip
+            elif node.line is not None and not isinstance(node.parent, nodes.title):
+                lines.extend(Line(line.number + offset, line.text, line.end and line.end + offset)
+                             for line in _lines_of(node))  # fmt: skip
+    return lines
 
 
 def _depth(section: nodes.section) -> int:
