@@ -73,7 +73,7 @@ def load_rst(text: str, path: str, style: str | None = None) -> Document:
     sections = [top]
     by_node: dict[int, Section] = {id(tree): top}
 
-    for node in tree.findall(lambda n: isinstance(n, (nodes.section, nodes.system_message, *_TEXT_NODES))):
+    for node in tree.findall(lambda n: isinstance(n, nodes.section) or _read(n)):
         if isinstance(node, nodes.section):
             title = node.next_node(nodes.title)
             heading = title.astext().strip() if title else ""
@@ -82,28 +82,33 @@ def load_rst(text: str, path: str, style: str | None = None) -> Document:
             sections.append(sec)
             by_node[id(node)] = sec
             continue
-        if isinstance(node, nodes.system_message):
-            _owning_section(node, by_node).lines.extend(_unknown_directive(node, 0))
-        elif not isinstance(node.parent, nodes.title) and node.line is not None:
-            _owning_section(node, by_node).lines.extend(_lines_of(node))
+        _owning_section(node, by_node).lines.extend(_lines_of(node))
 
     for sec in sections:
         sec.lines.sort(key=lambda line: line.number)
     return Document(title=doc_title or title_from_filename(stem), sections=sections)
 
 
-def _lines_of(node: nodes.Element, first: int | None = None) -> list[Line]:
-    """A text node's lines at their source lines (first: the node's, when it is read apart from its page)."""
-    first = node.line if first is None else first
+def _read(node: nodes.Node) -> bool:
+    """A node whose text is read: a text node, or docutils' message about a directive it does not know."""
+    return isinstance(node, (nodes.system_message, *_TEXT_NODES))
+
+
+def _lines_of(node: nodes.Element, depth: int = 0) -> list[Line]:
+    """A node's lines at their source lines (depth: how many unknown directives it is read inside)."""
+    if isinstance(node, nodes.system_message):
+        return _unknown_directive(node, depth)
+    if isinstance(node.parent, nodes.title) or node.line is None:
+        return []
     pieces = _text(node).splitlines()
     if isinstance(node, nodes.paragraph) and len(pieces) > 1:  # wrapped over several lines, it reads as one
-        return [Line(first, " ".join(" ".join(pieces).split()), first + len(pieces) - 1)]
-    return [Line(first + offset, piece.strip()) for offset, piece in enumerate(pieces) if piece.strip()]
+        return [Line(node.line, " ".join(" ".join(pieces).split()), node.line + len(pieces) - 1)]
+    return [Line(node.line + offset, piece.strip()) for offset, piece in enumerate(pieces) if piece.strip()]
 
 
 def _text(node: nodes.Element) -> str:
     """A node's text as Sphinx shows it: a role docutils does not know (Sphinx's ":ref:", ":func:") by its text."""
-    if isinstance(node, nodes.literal_block) or not any(True for _ in node.findall(nodes.problematic)):
+    if isinstance(node, nodes.literal_block) or next(node.findall(nodes.problematic), None) is None:
         return node.astext()
     copy = node.deepcopy()
     for bad in list(copy.findall(nodes.problematic)):
@@ -152,14 +157,9 @@ def _unknown_directive(message: nodes.system_message, depth: int) -> list[Line]:
             tree = publish_doctree(text, settings_overrides=_SETTINGS)
         except Exception:  # docutils raises many types on malformed input: the rest of the page still reads
             return lines
-        offset = start + skip  # body line 1 is the line after the directive's
-        for node in tree.findall(lambda n: isinstance(n, (nodes.system_message, *_TEXT_NODES))):
-            if isinstance(node, nodes.system_message):
-                lines.extend(Line(line.number + offset, line.text, line.end and line.end + offset)
-                             for line in _unknown_directive(node, depth + 1))  # fmt: skip
-            elif node.line is not None and not isinstance(node.parent, nodes.title):
-                lines.extend(Line(line.number + offset, line.text, line.end and line.end + offset)
-                             for line in _lines_of(node))  # fmt: skip
+        offset = start + skip  # the text's line 1 is the page's line after the directive's and its options
+        for node in tree.findall(_read):
+            lines.extend(Line(n.number + offset, n.text, n.end and n.end + offset) for n in _lines_of(node, depth + 1))
     return lines
 
 
