@@ -135,12 +135,11 @@ _ESM = re.compile(
     r"""^\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['"][^'"]+['"]\s*;?|export\s+(?:default|const|let|function|\{).*)\s*$"""
 )
 _TEMPLATE_TAG = re.compile(r"\{%-?.*?-?%\}|\{\{[<%].*?[>%]\}\}")
-_ADMONITION = re.compile(
-    r"""^\s*(?::::+\s*[\w-]*\s*(.*?)|(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(.*)")?|===\+?\s+"(.*)")\s*$"""
-)
 # MkDocs (Python-Markdown with pymdownx): an admonition ("!!! note", "??? tip" when collapsible) or a content tab
-# ('=== "Windows"'), whose text is the lines below it indented four spaces more.
-_BLOCK_OPENER = re.compile(r"""^(\s*)(?:(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"[^"]*")?|===\+?\s+"[^"]*")\s*$""")
+# ('=== "Windows"'), whose text is the lines below it indented four spaces more; its title, if any, in a group.
+_MKDOCS_OPENER = r'(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(.*)")?|===\+?\s+"(.*)"'
+_ADMONITION = re.compile(rf"""^\s*(?::::+\s*[\w-]*\s*(.*?)|{_MKDOCS_OPENER})\s*$""")
+_BLOCK_OPENER = re.compile(rf"""^(\s*)(?:{_MKDOCS_OPENER})\s*$""")
 
 
 def _blocks_dedented(text: str) -> str:
