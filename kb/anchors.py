@@ -8,7 +8,8 @@ DOCS_ANCHOR_STYLE names the generator. Each rule is the generator's own:
   "-") and its `unique` ("foo_1", "foo_2"), and `{#id}` (attr_list).
 - sphinx: docutils' `make_id` (ASCII, runs of anything but a-z and 0-9 one "-", no leading digit), repeated
   "foo-1"; reStructuredText pages carry docutils' ids already (kb.loaders.rst).
-Unset: GitHub's slugs and the path without its suffix (index and README pages at their folder), as before.
+Unset: GitHub's slugs and the path without its suffix (index and README pages at their folder), as before; a heading's
+`{#id}` is taken as every generator but GitHub takes it (only GitHub shows the braces, and no one writes them for it).
 
 Pages: github keeps the file's path (a forge renders the file); mkdocs and hugo serve a folder per page ("guide/",
 use_directory_urls; Hugo in lower case); docusaurus drops number prefixes ("01-intro" -> "intro") and takes front
@@ -24,7 +25,7 @@ from urllib.parse import quote
 
 STYLES = ("github", "mkdocs", "docusaurus", "sphinx", "hugo")
 _EXPLICIT_ID = re.compile(r"\s*\{#([A-Za-z0-9_\-:.]+)\}\s*$")  # "## Install {#setup}"
-_TAKES_EXPLICIT_ID = ("mkdocs", "docusaurus", "hugo")
+_TAKES_EXPLICIT_ID = (None, "mkdocs", "docusaurus", "hugo")  # unset too: only GitHub shows the braces
 _INDEX_STEMS = {"index", "readme", "_index"}
 _NUMBER_PREFIX = re.compile(r"^\d+[-_.]\s*")  # Docusaurus: "01-intro.md" is served as "intro"
 

@@ -99,6 +99,26 @@ def test_markdown_reads_mkdocs_admonition_and_tab_text_as_text_not_a_code_block(
     ]
 
 
+def test_markdown_reads_a_tab_or_accordion_by_the_label_its_site_shows():
+    page = (
+        '# Install\n\n<Tabs>\n<TabItem value="mac" label="macOS" default>\nDrag the app to Applications.\n'
+        '</TabItem>\n<TabItem\n  value="win"\n  label="Windows">\nRun the installer.\n</TabItem>\n</Tabs>\n\n'
+        '<Accordion title="Is there a trial?">\n  Yes, 14 days.\n</Accordion>\n\n'
+        '{% tab title="Linux" %}\nRun install.sh as root.\n{% endtab %}\n{% tab title="macOS" %}\nUse brew.\n{% endtab %}\n\n'
+        '{{< tab name="CSV" >}}\nChoose CSV.\n{{< /tab >}}\n\n{{< alert title="Note" color="info" >}}\nKept 7 days.\n'
+    )
+    lines = load_markdown(page, "install.mdx").sections[-1].lines
+    assert [(line.number, line.text) for line in lines] == [
+        (4, "macOS: Drag the app to Applications."),
+        (7, "Windows: Run the installer."),  # a component's attributes over several lines
+        (14, "Is there a trial? Yes, 14 days."),
+        (18, "Linux: Run install.sh as root."),  # GitBook
+        (21, "macOS: Use brew."),  # the next tab, though no blank line comes between
+        (25, "CSV: Choose CSV."),  # Hugo
+        (29, "Note: Kept 7 days."),
+    ]
+
+
 def test_markdown_leaves_out_link_reference_definitions_which_a_page_does_not_show():
     page = "# Pricing\n\nSee [our pricing page][pricing] for prices.\n\n[pricing]: https://example.com/pricing\n"
     lines = load_markdown(page, "pricing.md").sections[-1].lines
@@ -140,16 +160,17 @@ def test_rst_reads_a_sphinx_directive_docutils_does_not_know_as_the_text_sphinx_
         ".. versionadded:: 2.1\n   The ``--user`` option.\n\n"
         ".. tabs::\n\n   .. tab:: Linux\n\n      Run the installer\n      as root.\n\n"
         ".. only:: html\n\n   Shown in HTML.\n\n"
-        ".. deprecated:: 3.0\n   Use :func:`client.connect` instead.\n"
+        ".. deprecated:: 3.0\n   Use :func:`client.connect` instead.\n\n"
+        ".. versionchanged:: 4.0 The default is now 5.\n\n.. versionadded:: 5.0\n"
     )
     assert [(line.number, line.text) for line in load_rst(src, "install").sections[-1].lines] == [
-        (9, "New in version 2.1:"),
-        (10, "The --user option."),
+        (9, "New in version 2.1: The --user option."),  # Sphinx shows a version note's label and text as one
         (14, "Linux:"),
         (16, "Run the installer as root."),
         (21, "Shown in HTML."),
-        (23, "Deprecated since version 3.0:"),
-        (24, "Use client.connect instead."),
+        (23, "Deprecated since version 3.0: Use client.connect instead."),
+        (26, "Changed in version 4.0: The default is now 5."),
+        (28, "New in version 5.0."),
     ]
 
 

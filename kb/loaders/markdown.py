@@ -5,13 +5,16 @@ the section bodies keep the source lines as written, which is what a citation
 quotes back to the reader, except that a paragraph wrapped over several source
 lines is one line, as it reads: quoted by its lines, it would be cut mid-sentence.
 What the page does not show is not read: a link reference definition ("[pricing]: https://...") and a docs
-generator's syntax around the text (_text_of). MkDocs' admonitions and content tabs indent their text four spaces,
-which CommonMark reads as a code block; it is read as the text it is (_blocks_dedented).
+generator's syntax around the text (_text_of). What the site shows of that syntax is read:
+an admonition's title, a tab's label and an accordion's title, introducing their text ("macOS: Drag the app...").
+MkDocs' admonitions and content tabs indent their text four spaces, which CommonMark reads as a code block; it is
+read as the text it is (_blocks_dedented).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 import yaml
@@ -62,9 +65,10 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
             headings.append((tok.map[0], tok.map[1], int(tok.tag[1]), text_of.strip() or inline.content.strip()))
 
     lines = [line if n in shown else "" for n, line in enumerate(text.splitlines())]
-    for start, stop in raw_html:  # keep an HTML block's words on its first line, drop comments and tags
-        words = " ".join(BeautifulSoup("\n".join(lines[start:stop]), "html.parser").get_text(" ").split())
-        lines[start:stop] = [words] + [""] * (stop - start - 1)
+    for start, stop in (part for block in raw_html for part in _components(lines, *block)):
+        # keep an HTML block's words on its first line, drop comments and tags; a component's label introduces them
+        words = BeautifulSoup(_COMPONENT_LABEL.sub(_labelled, "\n".join(lines[start:stop])), "html.parser").get_text(" ")
+        lines[start:stop] = [" ".join(words.split())] + [""] * (stop - start - 1)
     title = str(meta.get("title") or "").strip()
     if not title:
         h1 = next((h for h in headings if h[2] == 1), None)
@@ -113,13 +117,15 @@ def _front_matter(text: str):
 
 
 def _lines(lines: list[str], start: int, stop: int, code: set[int], wrapped: dict[int, int]) -> list[Line]:
-    out, i = [], start
+    out, i, paragraph_end = [], start, 0
     while i < stop:
         if i in code:
             out.append(Line(i + 1, lines[i].strip()))
             i += 1
             continue
-        end = min(wrapped.get(i, i + 1), stop)
+        paragraph_end = wrapped.get(i, max(paragraph_end, i + 1))
+        # a tag on a line of its own opens or closes a tab or a hint, even with no blank line around it
+        end = min(next((j for j in range(i + 1, paragraph_end) if _LONE_TAG.match(lines[j])), paragraph_end), stop)
         first, *rest = (_text_of(_COMMENT.sub("", line)).strip() for line in lines[i:end])
         rest = [_QUOTE_MARK.sub("", line) for line in rest]  # a quoted paragraph's next lines: "> ..." again
         out.append(Line(i + 1, " ".join(t for t in [first, *rest] if t), end if end > i + 1 else 0))
@@ -135,6 +141,17 @@ _ESM = re.compile(
     r"""^\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['"][^'"]+['"]\s*;?|export\s+(?:default|const|let|function|\{).*)\s*$"""
 )
 _TEMPLATE_TAG = re.compile(r"\{%-?.*?-?%\}|\{\{[<%].*?[>%]\}\}")
+# What a site shows of a component or a tag: the label of a tab (Docusaurus' <TabItem label="Annual">, GitBook's
+# {% tab title="Windows" %}, Hugo's {{< tab name="Linux" >}} or {{< tab "Linux" >}}) or the title of an accordion, a
+# step, a card or a callout (Mintlify's <Accordion title="...">, Hugo's {{< alert title="Note" >}}).
+_LABEL_ATTRIBUTE = r"""\b(?:label|title|header|name)\s*=\s*\{?\s*(?:"([^"]*)"|'([^']*)')"""
+_COMPONENT_LABEL = re.compile(rf"<[A-Z][\w.]*\b[^<>]*?{_LABEL_ATTRIBUTE}[^<>]*>")  # JSX: a component's name is capitalised
+_COMPONENT_TAG = re.compile(r"^\s*</?[A-Z]")
+_TAG_END = r"-?%\}|[>%]\}\}"
+_LONE_TAG = re.compile(rf"^\s*(?:\{{%-?|\{{\{{[<%])\s*(\w+)((?:(?!{_TAG_END}).)*)(?:{_TAG_END})\s*$")  # a line of one tag
+_LABEL = re.compile(_LABEL_ATTRIBUTE)
+_POSITIONAL_LABEL = re.compile(r'^\s*"([^"]+)"')  # {{< tab "Linux" >}}, {{% expand "Details" %}}
+_WIDGETS = re.compile(r"tab|expand|details|collapse|accordion", re.I)  # whose first argument is a label, not a file
 # MkDocs (Python-Markdown with pymdownx): an admonition ("!!! note", "??? tip" when collapsible) or a content tab
 # ('=== "Windows"'), whose text is the lines below it indented four spaces more; its title, if any, in a group.
 _MKDOCS_OPENER = r'(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(.*)")?|===\+?\s+"(.*)"'
@@ -163,13 +180,38 @@ def _blocks_dedented(text: str) -> str:
 
 
 def _text_of(line: str) -> str:
-    """A Markdown line's text without the generator's syntax (_ESM, _TEMPLATE_TAG, _ADMONITION)."""
+    """A Markdown line's text without the generator's syntax (_ESM, _LONE_TAG, _TEMPLATE_TAG, _ADMONITION)."""
     if _ESM.match(line):
         return ""
+    tag = _LONE_TAG.match(line)
+    if tag:
+        label = _LABEL.search(tag[2]) or (_WIDGETS.search(tag[1]) and _POSITIONAL_LABEL.match(tag[2]))
+        return _introducing(next((g for g in label.groups() if g), "") if label else "")
     if _TEMPLATE_TAG.search(line):
         line = " ".join(_TEMPLATE_TAG.sub(" ", line).split())
     admonition = _ADMONITION.match(line)
     if admonition:
-        title = (admonition.group(1) or admonition.group(2) or admonition.group(3) or "").strip("[] ")
-        return title if not title or title[-1] in ".:?!" else f"{title}:"
+        return _introducing((admonition.group(1) or admonition.group(2) or admonition.group(3) or "").strip("[] "))
     return line
+
+
+def _introducing(title: str) -> str:
+    """A block's title or a tab's label as the line that introduces its text ("Annual:")."""
+    title = " ".join(title.split())
+    return title if not title or title[-1] in ".:?!" else f"{title}:"
+
+
+def _components(lines: list[str], start: int, stop: int) -> Iterator[tuple[int, int]]:
+    """An HTML block's parts, a new one at each line that opens or closes a JSX component: each tab's text is a line
+    of its own, introduced by its label, not run on into the next tab's."""
+    begin = start
+    for n in range(start + 1, stop):
+        if _COMPONENT_TAG.match(lines[n]):
+            yield begin, n
+            begin = n
+    yield begin, stop
+
+
+def _labelled(component: re.Match) -> str:
+    """A JSX component's opening tag followed by the label or title the site shows with it."""
+    return f"{component[0]} {_introducing(component[1] or component[2] or '')} "

@@ -38,6 +38,7 @@ _ROLE = re.compile(r":[\w:.+-]+:`(.*?)`", re.S)
 _ROLE_TARGET = re.compile(r"(.*?)\s*<[^<>]*>", re.S)  # "Installing <install>": shown as "Installing"
 _OPTION = re.compile(r":[\w-]+:(?:\s.*)?$")
 # What Sphinx writes before a version note's text
+_VERSION_NOTES = {"versionadded", "versionchanged", "deprecated", "versionremoved"}  # label and text one line
 _LABELS = {
     "versionadded": "New in version",
     "versionchanged": "Changed in version",
@@ -147,19 +148,31 @@ def _unknown_directive(message: nodes.system_message, depth: int) -> list[Line]:
     skip = 0
     while skip < len(body) and _OPTION.match(body[skip]):
         skip += 1
+    shown = "" if name in _CONDITIONS else _roles_shown(head[2].strip())
+    said = ""
+    if name in _VERSION_NOTES:  # "2.1 The option." is the version and the note's text
+        shown, _, said = shown.partition(" ")
+    argument = " ".join(filter(None, [_LABELS.get(name, ""), shown]))
     lines = []
-    argument = " ".join(filter(None, [_LABELS.get(name, ""), "" if name in _CONDITIONS else _roles_shown(head[2].strip())]))
-    if argument:
-        lines.append(Line(start, argument if argument[-1] in ".:?!" or skip == len(body) else f"{argument}:"))
     text = "\n".join(body[skip:])
     if text.strip():
         try:
             tree = publish_doctree(text, settings_overrides=_SETTINGS)
         except Exception:  # docutils raises many types on malformed input: the rest of the page still reads
-            return lines
+            tree = None
         offset = start + skip  # the text's line 1 is the page's line after the directive's and its options
-        for node in tree.findall(_read):
-            lines.extend(Line(n.number + offset, n.text, n.end and n.end + offset) for n in _lines_of(node, depth + 1))
+        for node in tree.findall(_read) if tree is not None else ():
+            read = [Line(n.number + offset, n.text, n.end and n.end + offset) for n in _lines_of(node, depth + 1)]
+            if name in _VERSION_NOTES and not said and not lines and isinstance(node, nodes.paragraph) and read:
+                said, end = read[0].text, read[0].end or read[0].number  # Sphinx shows the label and it as one
+                lines.append(Line(start, f"{argument}: {said}", end if end > start else 0))
+                read = read[1:]
+            lines.extend(read)
+    if said and not lines:
+        lines.append(Line(start, f"{argument}: {said}"))
+    elif argument and not said:  # it introduces the text below; a version note with none ends as Sphinx's does
+        alone = f"{argument}." if name in _VERSION_NOTES else argument
+        lines.insert(0, Line(start, argument if argument[-1] in ".:?!" else f"{argument}:" if lines else alone))
     return lines
 
 
