@@ -302,3 +302,37 @@ def test_an_html_code_block_is_fenced_as_markdown_writes_one():
     )
     lines = [(line.number, line.text) for line in doc.sections[-1].lines]
     assert lines == [(3, "Add to ~/.ssh/config:"), (4, "```"), (4, "Host *"), (5, "ServerAliveInterval 10"), (5, "```")]
+
+
+def test_html_tabs_are_read_each_panel_under_its_label():
+    aria = (  # Docusaurus: labels and panels in the same order; sphinx-tabs: each tab names its panel
+        '<main><h1>Install</h1><div><ul role="tablist"><li role="tab">macOS</li><li role="tab">Windows</li></ul><div>'
+        '<div role="tabpanel"><p>Drag the app to Applications.</p></div>'
+        '<div role="tabpanel" hidden><p>Run the installer.</p></div></div></div>'
+        '<div><div role="tablist"><button role="tab" aria-controls="b">Linux</button>'
+        '<button role="tab" aria-controls="a">BSD</button></div>'
+        '<div role="tabpanel" id="a"><p>Use pkg.</p></div><div role="tabpanel" id="b"><p>Use apt.</p></div></div></main>'
+    )
+    radios = (  # MkDocs Material: labels together, then the panels; sphinx-design: each label before its panel
+        '<main><h1>Billing</h1><div class="tabbed-set"><input type="radio" id="t1" name="s"><input type="radio" id="t2" '
+        'name="s"><div class="tabbed-labels"><label for="t1">Monthly</label><label for="t2">Annual</label></div>'
+        '<div class="tabbed-content"><div class="tabbed-block"><p>Billed each month.</p></div>'
+        '<div class="tabbed-block"><p>Billed once a year.</p></div></div></div>'
+        '<div class="sd-tab-set"><input type="radio" id="p1" name="i"><label for="p1">pip</label><div><p>pip install x'
+        '</p></div><input type="radio" id="p2" name="i"><label for="p2">conda</label><div><p>conda install x</p></div>'
+        "</div></main>"
+    )
+    read = [[line.text for s in load_html(page, "p.html").sections for line in s.lines] for page in (aria, radios)]
+    assert read == [
+        ["macOS:", "Drag the app to Applications.", "Windows:", "Run the installer.", "BSD:", "Use pkg.", "Linux:", "Use apt."],
+        [
+            "Monthly:",
+            "Billed each month.",
+            "Annual:",
+            "Billed once a year.",
+            "pip:",
+            "pip install x",
+            "conda:",
+            "conda install x",
+        ],
+    ]

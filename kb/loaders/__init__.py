@@ -16,8 +16,8 @@ from kb.documents import Document, Line, Section, title_from_filename
 # 5: an HTML theme's sidebar and a <title>'s site name left out, code fenced; Markdown without its generator's syntax
 # 6: Markdown without link reference definitions, MkDocs' admonition and tab text read as text, not code;
 #    reStructuredText with Sphinx's directives read as their text and its roles as the text they show
-# 7: Markdown tabs and accordions introduced by their labels, a heading's {#id} taken when DOCS_ANCHOR_STYLE is
-#    unset; a Sphinx version note's label and first paragraph one line
+# 7: tabs and accordions introduced by their labels (Markdown and HTML), a Markdown heading's {#id} taken when
+#    DOCS_ANCHOR_STYLE is unset; a Sphinx version note's label and first paragraph one line
 LOADERS_VERSION = 7
 
 

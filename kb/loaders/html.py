@@ -71,6 +71,7 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
     for tag in soup.find_all(_is_chrome_box):
         if not tag.decomposed:
             tag.decompose()
+    _label_tab_panels(soup)
     by_role = soup.find(attrs={"role": "main"})  # type: ignore[call-overload]
     main = soup.find("main") or by_role or soup.find("article") or soup.body or soup
 
@@ -124,6 +125,50 @@ def _own_title(title: str, h1: str) -> str:
         if len(parts) > 1 and parts[0].casefold() == h1.casefold():
             return h1
     return title or h1
+
+
+def _label_tab_panels(soup: BeautifulSoup) -> None:
+    """Each tab's label as the first line of its panel ("macOS:"), where the page writes the labels apart from the
+    panels: ARIA tabs (role="tab" and role="tabpanel": Docusaurus, sphinx-tabs) and CSS tabs made of radio buttons and
+    their <label>s (MkDocs Material, sphinx-design). Read in page order, the labels ran together ("macOSWindows") and
+    no panel said which system it was for."""
+    for tablist in soup.find_all(attrs={"role": "tablist"}):  # type: ignore[call-overload]
+        tabs = tablist.find_all(attrs={"role": "tab"})
+        scope = tablist.parent or soup
+        found = scope.find_all(attrs={"role": "tabpanel"})  # type: ignore[call-overload]
+        panels = [p for p in found if p.find_parent(attrs={"role": "tablist"}) is None]
+        by_id = {str(p.get("id")): p for p in panels if p.get("id")}
+        for n, tab in enumerate(tabs):
+            controlled = by_id.get(str(tab.get("aria-controls") or ""))
+            panel = controlled or (panels[n] if len(panels) == len(tabs) else None)
+            if panel is not None:
+                _introduce(panel, tab.get_text(" ", strip=True))
+                tab.decompose()
+    for group in {id(i.parent): i.parent for i in soup.find_all("input", attrs={"type": "radio"}) if i.parent}.values():
+        radios = [i for i in group.find_all("input", attrs={"type": "radio"}, recursive=False) if i.get("id")]
+        labels = [label for i in radios if isinstance(label := group.find("label", attrs={"for": i["id"]}), Tag)]
+        blocks = _panels(group, len(radios))
+        if len(radios) < 2 or len(labels) < len(radios) or blocks is None:
+            continue
+        for label, panel in zip(labels, blocks):
+            _introduce(panel, label.get_text(" ", strip=True))
+            label.decompose()
+
+
+def _panels(group: Tag, count: int) -> list[Tag] | None:
+    """The first run of `count` sibling boxes under a radio-button tab set that holds no label: its panels."""
+    boxes = [group]
+    while len(boxes) == 1:
+        boxes = [c for c in boxes[0].find_all(True, recursive=False) if c.name not in ("input", "label") and not c.find("label")]
+    return boxes if len(boxes) == count else None
+
+
+def _introduce(panel: Tag, label: str) -> None:
+    if label:
+        line = BeautifulSoup("", "html.parser").new_tag("p")
+        line.string = label if label[-1] in ".:?!" else f"{label}:"
+        line.sourceline = panel.sourceline
+        panel.insert(0, line)
 
 
 PERMALINK_WORDS = {"link", "permalink"}

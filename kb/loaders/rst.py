@@ -153,7 +153,7 @@ def _unknown_directive(message: nodes.system_message, depth: int) -> list[Line]:
     if name in _VERSION_NOTES:  # "2.1 The option." is the version and the note's text
         shown, _, said = shown.partition(" ")
     argument = " ".join(filter(None, [_LABELS.get(name, ""), shown]))
-    lines = []
+    lines: list[Line] = []
     text = "\n".join(body[skip:])
     if text.strip():
         try:
