@@ -45,3 +45,9 @@ class LoadError(Exception):
 
 def title_from_filename(stem: str) -> str:
     return re.sub(r"[-_]+", " ", stem).strip().capitalize() or stem
+
+
+def introducing(title: str) -> str:
+    """A block's title or a tab's label as the line that introduces its text: "Annual" -> "Annual:"."""
+    title = " ".join(title.split())
+    return title if not title or title[-1] in ".:?!" else f"{title}:"

@@ -161,7 +161,7 @@ def test_rst_reads_a_sphinx_directive_docutils_does_not_know_as_the_text_sphinx_
         ".. tabs::\n\n   .. tab:: Linux\n\n      Run the installer\n      as root.\n\n"
         ".. only:: html\n\n   Shown in HTML.\n\n"
         ".. deprecated:: 3.0\n   Use :func:`client.connect` instead.\n\n"
-        ".. versionchanged:: 4.0 The default is now 5.\n\n.. versionadded:: 5.0\n"
+        ".. versionchanged:: 4.0 The default is now 5.\n\n   It was 3.\n\n.. versionadded:: 5.0\n"
     )
     assert [(line.number, line.text) for line in load_rst(src, "install").sections[-1].lines] == [
         (9, "New in version 2.1: The --user option."),  # Sphinx shows a version note's label and text as one
@@ -170,7 +170,8 @@ def test_rst_reads_a_sphinx_directive_docutils_does_not_know_as_the_text_sphinx_
         (21, "Shown in HTML."),
         (23, "Deprecated since version 3.0: Use client.connect instead."),
         (26, "Changed in version 4.0: The default is now 5."),
-        (28, "New in version 5.0."),
+        (28, "It was 3."),
+        (30, "New in version 5.0."),
     ]
 
 

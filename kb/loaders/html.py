@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from kb.anchors import Anchors
-from kb.documents import Document, Line, Section, title_from_filename
+from kb.documents import Document, Line, Section, introducing, title_from_filename
 
 _CHROME = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "iframe", "svg"]
 # Words of a class or id that name a site's navigation box ("sphinxsidebar", "bd-sidebar-primary", "navbar-nav").
@@ -164,9 +164,10 @@ def _panels(group: Tag, count: int) -> list[Tag] | None:
 
 
 def _introduce(panel: Tag, label: str) -> None:
+    """The tab's label as its panel's first line."""
     if label:
         line = BeautifulSoup("", "html.parser").new_tag("p")
-        line.string = label if label[-1] in ".:?!" else f"{label}:"
+        line.string = introducing(label)
         line.sourceline = panel.sourceline
         panel.insert(0, line)
 

@@ -23,7 +23,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from kb.anchors import Anchors, front_matter_path, split_explicit_id
-from kb.documents import Document, Line, LoadError, Section, title_from_filename
+from kb.documents import Document, Line, LoadError, Section, introducing, title_from_filename
 
 _md = MarkdownIt("commonmark", {"html": True}).use(front_matter_plugin).enable("table")
 
@@ -186,19 +186,13 @@ def _text_of(line: str) -> str:
     tag = _LONE_TAG.match(line)
     if tag:
         label = _LABEL.search(tag[2]) or (_WIDGETS.search(tag[1]) and _POSITIONAL_LABEL.match(tag[2]))
-        return _introducing(next((g for g in label.groups() if g), "") if label else "")
+        return introducing(next((g for g in label.groups() if g), "") if label else "")
     if _TEMPLATE_TAG.search(line):
         line = " ".join(_TEMPLATE_TAG.sub(" ", line).split())
     admonition = _ADMONITION.match(line)
     if admonition:
-        return _introducing((admonition.group(1) or admonition.group(2) or admonition.group(3) or "").strip("[] "))
+        return introducing((admonition.group(1) or admonition.group(2) or admonition.group(3) or "").strip("[] "))
     return line
-
-
-def _introducing(title: str) -> str:
-    """A block's title or a tab's label as the line that introduces its text ("Annual:")."""
-    title = " ".join(title.split())
-    return title if not title or title[-1] in ".:?!" else f"{title}:"
 
 
 def _components(lines: list[str], start: int, stop: int) -> Iterator[tuple[int, int]]:
@@ -214,4 +208,4 @@ def _components(lines: list[str], start: int, stop: int) -> Iterator[tuple[int, 
 
 def _labelled(component: re.Match) -> str:
     """A JSX component's opening tag followed by the label or title the site shows with it."""
-    return f"{component[0]} {_introducing(component[1] or component[2] or '')} "
+    return f"{component[0]} {introducing(component[1] or component[2] or '')} "

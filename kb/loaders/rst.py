@@ -21,7 +21,7 @@ from docutils.core import publish_doctree
 from docutils.utils import SystemMessage
 
 from kb.anchors import Anchors
-from kb.documents import Document, Line, LoadError, Section, title_from_filename
+from kb.documents import Document, Line, LoadError, Section, introducing, title_from_filename
 
 _SETTINGS = {
     "report_level": 5,
@@ -153,7 +153,7 @@ def _unknown_directive(message: nodes.system_message, depth: int) -> list[Line]:
     if name in _VERSION_NOTES:  # "2.1 The option." is the version and the note's text
         shown, _, said = shown.partition(" ")
     argument = " ".join(filter(None, [_LABELS.get(name, ""), shown]))
-    lines: list[Line] = []
+    read: list[tuple[nodes.Node, Line]] = []
     text = "\n".join(body[skip:])
     if text.strip():
         try:
@@ -162,18 +162,19 @@ def _unknown_directive(message: nodes.system_message, depth: int) -> list[Line]:
             tree = None
         offset = start + skip  # the text's line 1 is the page's line after the directive's and its options
         for node in tree.findall(_read) if tree is not None else ():
-            read = [Line(n.number + offset, n.text, n.end and n.end + offset) for n in _lines_of(node, depth + 1)]
-            if name in _VERSION_NOTES and not said and not lines and isinstance(node, nodes.paragraph) and read:
-                said, end = read[0].text, read[0].end or read[0].number  # Sphinx shows the label and it as one
-                lines.append(Line(start, f"{argument}: {said}", end if end > start else 0))
-                read = read[1:]
-            lines.extend(read)
-    if said and not lines:
-        lines.append(Line(start, f"{argument}: {said}"))
-    elif argument and not said:  # it introduces the text below; a version note with none ends as Sphinx's does
-        alone = f"{argument}." if name in _VERSION_NOTES else argument
-        lines.insert(0, Line(start, argument if argument[-1] in ".:?!" else f"{argument}:" if lines else alone))
-    return lines
+            read += [(node, Line(n.number + offset, n.text, n.end + offset)) for n in _lines_of(node, depth + 1)]
+    lines = [line for _, line in read]
+    last = 0
+    if name in _VERSION_NOTES and not said and read and isinstance(read[0][0], nodes.paragraph):
+        said, last = lines[0].text, lines[0].end  # Sphinx shows the label and the note's first paragraph as one
+        lines = lines[1:]
+    if said:
+        return [Line(start, f"{argument}: {said}", last), *lines]
+    if not argument:
+        return lines
+    if lines:  # it introduces the text below
+        return [Line(start, introducing(argument)), *lines]
+    return [Line(start, f"{argument}." if name in _VERSION_NOTES and argument[-1] not in ".:?!" else argument)]
 
 
 def _depth(section: nodes.section) -> int:
