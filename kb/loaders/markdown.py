@@ -14,7 +14,6 @@ read as the text it is (_blocks_dedented).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 import yaml
@@ -65,10 +64,8 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
             headings.append((tok.map[0], tok.map[1], int(tok.tag[1]), text_of.strip() or inline.content.strip()))
 
     lines = [line if n in shown else "" for n, line in enumerate(text.splitlines())]
-    for start, stop in (part for block in raw_html for part in _components(lines, *block)):
-        # keep an HTML block's words on its first line, drop comments and tags; a component's label introduces them
-        words = BeautifulSoup(_COMPONENT_LABEL.sub(_labelled, "\n".join(lines[start:stop])), "html.parser").get_text(" ")
-        lines[start:stop] = [" ".join(words.split())] + [""] * (stop - start - 1)
+    for start, stop in raw_html:
+        lines[start:stop] = _html_block(lines[start:stop])
     title = str(meta.get("title") or "").strip()
     if not title:
         h1 = next((h for h in headings if h[2] == 1), None)
@@ -140,12 +137,12 @@ _QUOTE_MARK = re.compile(r"^(?:>\s?)+")
 _ESM = re.compile(
     r"""^\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['"][^'"]+['"]\s*;?|export\s+(?:default|const|let|function|\{).*)\s*$"""
 )
-_TEMPLATE_TAG = re.compile(r"\{%-?.*?-?%\}|\{\{[<%].*?[>%]\}\}")
+_TEMPLATE_TAG = re.compile(r"\{%-?[^{}]*?-?%\}|\{\{[<%][^{}]*?[>%]\}\}")  # no brace inside: linear on any line
 # What a site shows of a component or a tag: the label of a tab (Docusaurus' <TabItem label="Annual">, GitBook's
 # {% tab title="Windows" %}, Hugo's {{< tab name="Linux" >}} or {{< tab "Linux" >}}) or the title of an accordion, a
 # step, a card or a callout (Mintlify's <Accordion title="...">, Hugo's {{< alert title="Note" >}}).
 _LABEL_ATTRIBUTE = r"""\b(?:label|title|header|name)\s*=\s*\{?\s*(?:"([^"]*)"|'([^']*)')"""
-_COMPONENT_LABEL = re.compile(rf"<[A-Z][\w.]*\b[^<>]*?{_LABEL_ATTRIBUTE}[^<>]*>")  # JSX: a component's name is capitalised
+_COMPONENT_OPENER = re.compile(r"<[A-Z][\w.]*\b[^<>]*>")  # JSX: a component's name is capitalised
 _COMPONENT_TAG = re.compile(r"^\s*</?[A-Z]")
 _TAG_END = r"-?%\}|[>%]\}\}"
 _LONE_TAG = re.compile(rf"^\s*(?:\{{%-?|\{{\{{[<%])\s*(\w+)((?:(?!{_TAG_END}).)*)(?:{_TAG_END})\s*$")  # a line of one tag
@@ -195,17 +192,26 @@ def _text_of(line: str) -> str:
     return line
 
 
-def _components(lines: list[str], start: int, stop: int) -> Iterator[tuple[int, int]]:
-    """An HTML block's parts, a new one at each line that opens or closes a JSX component: each tab's text is a line
-    of its own, introduced by its label, not run on into the next tab's."""
-    begin = start
-    for n in range(start + 1, stop):
-        if _COMPONENT_TAG.match(lines[n]):
-            yield begin, n
-            begin = n
-    yield begin, stop
+_PART = "\ue000"  # a private-use character: where a part of an HTML block begins, through the HTML parser
+
+
+def _html_block(block: list[str]) -> list[str]:
+    """An HTML block's words without its tags and comments, on the first line of each part: a new part at each line
+    that opens or closes a JSX component, so each tab's text is a line of its own, introduced by its label, not run on
+    into the next tab's. One parse for the whole block."""
+    starts = [0] + [n for n in range(1, len(block)) if _COMPONENT_TAG.match(block[n])]
+    later = set(starts[1:])
+    marked = "\n".join(_PART + line if n in later else line for n, line in enumerate(block))
+    parts = BeautifulSoup(_COMPONENT_OPENER.sub(_labelled, marked), "html.parser").get_text(" ").split(_PART)
+    if len(parts) != len(starts):  # a mark fell inside a comment or a tag: the block as one part
+        starts, parts = [0], ["".join(parts)]
+    out = [""] * len(block)
+    for n, words in zip(starts, parts):
+        out[n] = " ".join(words.split())
+    return out
 
 
 def _labelled(component: re.Match) -> str:
-    """A JSX component's opening tag followed by the label or title the site shows with it."""
-    return f"{component[0]} {introducing(component[1] or component[2] or '')} "
+    """A JSX component's opening tag followed by the label or title the site shows with it, if it has one."""
+    label = _LABEL.search(component[0])
+    return f"{component[0]} {introducing(label[1] or label[2] or '')} " if label else component[0]
