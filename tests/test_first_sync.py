@@ -22,8 +22,9 @@ def test_a_mention_during_the_first_sync_is_told_to_wait_then_answered_in_its_th
     assert status == 503 and "the first sync has not finished" in body, "the question below really arrives mid-sync"
     msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
     assert fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0]) == 200
+    told = fake_slack.wait_for(lambda: fake_slack.replies("C_GENERAL", msg["ts"]), timeout=60)[0]  # step by step: a
+    assert told["text"].startswith("I'm reading the docs for the first time")  # stall says at which step it stalled
     replies = fake_slack.wait_for(lambda: (r := fake_slack.replies("C_GENERAL", msg["ts"])) and len(r) >= 2 and r, timeout=120)
-    assert replies[0]["text"].startswith("I'm reading the docs for the first time")
     assert "$12" in replies[1]["text"] and len(replies) == 2
     with open_database(db_url).connect() as conn:
         logged = conn.execute(select(questions.c.status).where(questions.c.thread_ts == msg["ts"])).scalars().all()
