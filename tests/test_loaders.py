@@ -102,7 +102,8 @@ def test_markdown_reads_mkdocs_admonition_and_tab_text_as_text_not_a_code_block(
 def test_markdown_reads_a_tab_or_accordion_by_the_label_its_site_shows():
     page = (
         '# Install\n\n<Tabs>\n<TabItem value="mac" label="macOS" default>\nDrag the app to Applications.\n'
-        '</TabItem>\n<TabItem\n  value="win"\n  label="Windows">\nRun the installer.\n</TabItem>\n</Tabs>\n\n'
+        '</TabItem>\n<TabItem\n  value="win"\n  label="Windows">\nRun the installer.\n</TabItem>\n'
+        '<TabItem value="BSD">\nUse pkg.\n</TabItem>\n</Tabs>\n\n'
         '<Accordion title="Is there a trial?">\n  Yes, 14 days.\n</Accordion>\n\n'
         '{% tab title="Linux" %}\nRun install.sh as root.\n{% endtab %}\n{% tab title="macOS" %}\nUse brew.\n{% endtab %}\n\n'
         '{{< tab name="CSV" >}}\nChoose CSV.\n{{< /tab >}}\n\n{{< alert title="Note" color="info" >}}\nKept 7 days.\n'
@@ -111,11 +112,12 @@ def test_markdown_reads_a_tab_or_accordion_by_the_label_its_site_shows():
     assert [(line.number, line.text) for line in lines] == [
         (4, "macOS: Drag the app to Applications."),
         (7, "Windows: Run the installer."),  # a component's attributes over several lines
-        (14, "Is there a trial? Yes, 14 days."),
-        (18, "Linux: Run install.sh as root."),  # GitBook
-        (21, "macOS: Use brew."),  # the next tab, though no blank line comes between
-        (25, "CSV: Choose CSV."),  # Hugo
-        (29, "Note: Kept 7 days."),
+        (12, "BSD: Use pkg."),  # no label: Docusaurus shows the value
+        (17, "Is there a trial? Yes, 14 days."),
+        (21, "Linux: Run install.sh as root."),  # GitBook
+        (24, "macOS: Use brew."),  # the next tab, though no blank line comes between
+        (28, "CSV: Choose CSV."),  # Hugo
+        (32, "Note: Kept 7 days."),
     ]
 
 

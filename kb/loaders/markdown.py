@@ -147,6 +147,8 @@ _COMPONENT_TAG = re.compile(r"^\s*</?[A-Z]")
 _TAG_END = r"-?%\}|[>%]\}\}"
 _LONE_TAG = re.compile(rf"^\s*(?:\{{%-?|\{{\{{[<%])\s*(\w+)((?:(?!{_TAG_END}).)*)(?:{_TAG_END})\s*$")  # a line of one tag
 _LABEL = re.compile(_LABEL_ATTRIBUTE)
+# Docusaurus shows a TabItem without a label by its value
+_TAB_ITEM, _VALUE = re.compile(r"<TabItem\b"), re.compile(r"""\bvalue\s*=\s*\{?\s*(?:"([^"]*)"|'([^']*)')""")
 _POSITIONAL_LABEL = re.compile(r'^\s*"([^"]+)"')  # {{< tab "Linux" >}}, {{% expand "Details" %}}
 _WIDGETS = re.compile(r"tab|expand|details|collapse|accordion", re.I)  # whose first argument is a label, not a file
 # MkDocs (Python-Markdown with pymdownx): an admonition ("!!! note", "??? tip" when collapsible) or a content tab
@@ -213,5 +215,5 @@ def _html_block(block: list[str]) -> list[str]:
 
 def _labelled(component: re.Match) -> str:
     """A JSX component's opening tag followed by the label or title the site shows with it, if it has one."""
-    label = _LABEL.search(component[0])
+    label = _LABEL.search(component[0]) or (_TAB_ITEM.match(component[0]) and _VALUE.search(component[0]))
     return f"{component[0]} {introducing(label[1] or label[2] or '')} " if label else component[0]
