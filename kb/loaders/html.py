@@ -142,7 +142,7 @@ def _label_tab_panels(soup: BeautifulSoup) -> None:
             controlled = by_id.get(str(tab.get("aria-controls") or ""))
             panel = controlled or (panels[n] if len(panels) == len(tabs) else None)
             if panel is not None:
-                _introduce(panel, tab.get_text(" ", strip=True))
+                _introduce(soup, panel, tab.get_text(" ", strip=True))
                 tab.decompose()
     for group in {id(i.parent): i.parent for i in soup.find_all("input", attrs={"type": "radio"}) if i.parent}.values():
         radios = [i for i in group.find_all("input", attrs={"type": "radio"}, recursive=False) if i.get("id")]
@@ -151,7 +151,7 @@ def _label_tab_panels(soup: BeautifulSoup) -> None:
         if len(radios) < 2 or len(labels) < len(radios) or blocks is None:
             continue
         for label, panel in zip(labels, blocks):
-            _introduce(panel, label.get_text(" ", strip=True))
+            _introduce(soup, panel, label.get_text(" ", strip=True))
             label.decompose()
 
 
@@ -163,10 +163,10 @@ def _panels(group: Tag, count: int) -> list[Tag] | None:
     return boxes if len(boxes) == count else None
 
 
-def _introduce(panel: Tag, label: str) -> None:
+def _introduce(soup: BeautifulSoup, panel: Tag, label: str) -> None:
     """The tab's label as its panel's first line."""
     if label:
-        line = BeautifulSoup("", "html.parser").new_tag("p")
+        line = soup.new_tag("p")
         line.string = introducing(label)
         line.sourceline = panel.sourceline
         panel.insert(0, line)

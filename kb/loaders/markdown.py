@@ -138,17 +138,23 @@ _ESM = re.compile(
     r"""^\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['"][^'"]+['"]\s*;?|export\s+(?:default|const|let|function|\{).*)\s*$"""
 )
 _TEMPLATE_TAG = re.compile(r"\{%-?[^{}]*?-?%\}|\{\{[<%][^{}]*?[>%]\}\}")  # no brace inside: linear on any line
-# What a site shows of a component or a tag: the label of a tab (Docusaurus' <TabItem label="Annual">, GitBook's
-# {% tab title="Windows" %}, Hugo's {{< tab name="Linux" >}} or {{< tab "Linux" >}}) or the title of an accordion, a
-# step, a card or a callout (Mintlify's <Accordion title="...">, Hugo's {{< alert title="Note" >}}).
-_LABEL_ATTRIBUTE = r"""\b(?:label|title|header|name)\s*=\s*\{?\s*(?:"([^"]*)"|'([^']*)')"""
+
+
+def _attribute(names: str) -> re.Pattern:
+    """A tag's attribute among `names`, its quoted value in group 1 or 2 (JSX may brace it: label={"Annual"})."""
+    return re.compile(rf"""\b(?:{names})\s*=\s*\{{?\s*(?:"([^"]*)"|'([^']*)')""")
+
+
 _COMPONENT_OPENER = re.compile(r"<[A-Z][\w.]*\b[^<>]*>")  # JSX: a component's name is capitalised
 _COMPONENT_TAG = re.compile(r"^\s*</?[A-Z]")
 _TAG_END = r"-?%\}|[>%]\}\}"
 _LONE_TAG = re.compile(rf"^\s*(?:\{{%-?|\{{\{{[<%])\s*(\w+)((?:(?!{_TAG_END}).)*)(?:{_TAG_END})\s*$")  # a line of one tag
-_LABEL = re.compile(_LABEL_ATTRIBUTE)
+# What a site shows of a component or a tag: the label of a tab (Docusaurus' <TabItem label="Annual">, GitBook's
+# {% tab title="Windows" %}, Hugo's {{< tab name="Linux" >}} or {{< tab "Linux" >}}) or the title of an accordion, a
+# step, a card or a callout (Mintlify's <Accordion title="...">, Hugo's {{< alert title="Note" >}}).
+_LABEL = _attribute("label|title|header|name")
 # Docusaurus shows a TabItem without a label by its value
-_TAB_ITEM, _VALUE = re.compile(r"<TabItem\b"), re.compile(r"""\bvalue\s*=\s*\{?\s*(?:"([^"]*)"|'([^']*)')""")
+_TAB_ITEM, _VALUE = re.compile(r"<TabItem\b"), _attribute("value")
 _POSITIONAL_LABEL = re.compile(r'^\s*"([^"]+)"')  # {{< tab "Linux" >}}, {{% expand "Details" %}}
 _WIDGETS = re.compile(r"tab|expand|details|collapse|accordion", re.I)  # whose first argument is a label, not a file
 # MkDocs (Python-Markdown with pymdownx): an admonition ("!!! note", "??? tip" when collapsible) or a content tab
@@ -185,7 +191,7 @@ def _text_of(line: str) -> str:
     tag = _LONE_TAG.match(line)
     if tag:
         label = _LABEL.search(tag[2]) or (_WIDGETS.search(tag[1]) and _POSITIONAL_LABEL.match(tag[2]))
-        return introducing(next((g for g in label.groups() if g), "") if label else "")
+        return introducing(_quoted(label))
     if _TEMPLATE_TAG.search(line):
         line = " ".join(_TEMPLATE_TAG.sub(" ", line).split())
     admonition = _ADMONITION.match(line)
@@ -216,4 +222,9 @@ def _html_block(block: list[str]) -> list[str]:
 def _labelled(component: re.Match) -> str:
     """A JSX component's opening tag followed by the label or title the site shows with it, if it has one."""
     label = _LABEL.search(component[0]) or (_TAB_ITEM.match(component[0]) and _VALUE.search(component[0]))
-    return f"{component[0]} {introducing(label[1] or label[2] or '')} " if label else component[0]
+    return f"{component[0]} {introducing(_quoted(label))} " if label else component[0]
+
+
+def _quoted(found: re.Match | None) -> str:
+    """The quoted value an attribute or argument pattern found, "" if none."""
+    return next((group for group in found.groups() if group), "") if found else ""

@@ -37,15 +37,14 @@ _DIRECTIVE = re.compile(r"\.\.\s+([\w:.+-]+)::[ \t]*(.*)")
 _ROLE = re.compile(r":[\w:.+-]+:`(.*?)`", re.S)
 _ROLE_TARGET = re.compile(r"(.*?)\s*<[^<>]*>", re.S)  # "Installing <install>": shown as "Installing"
 _OPTION = re.compile(r":[\w-]+:(?:\s.*)?$")
-# What Sphinx writes before a version note's text
-_VERSION_NOTES = {"versionadded", "versionchanged", "deprecated", "versionremoved"}  # label and text one line
-_LABELS = {
+# What Sphinx writes before a version note's text, which it shows on one line with it
+_VERSION_NOTES = {
     "versionadded": "New in version",
     "versionchanged": "Changed in version",
     "deprecated": "Deprecated since version",
     "versionremoved": "Removed in version",
-    "seealso": "See also",
 }
+_LABELS = {**_VERSION_NOTES, "seealso": "See also"}
 # Directives that show no text of their own here: navigation, indexes, files to read, settings
 _SHOWN_NOTHING = {
     "toctree", "index", "literalinclude", "include", "highlight", "code-include", "currentmodule", "module",
