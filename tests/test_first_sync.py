@@ -1,12 +1,15 @@
 """A process answers only from a complete index: a question that arrives during the first sync is told why it waits,
 then answered in its thread, and /readyz is ready only when the index served is the newest one committed."""
 
+import subprocess
+
 from sqlalchemy import select
 
 from bench.corpus import write_docs
 from bot.database import open_database
 from bot.logs.models import questions
 from tests.conftest import base, bot_environment, get
+from tests.fakes.git_http import GitHttpServer
 from tests.fakes.slack import BOT_USER
 
 
@@ -15,16 +18,39 @@ def fresh_env(fake_slack, db_url, docs) -> dict:
     return bot_environment(fake_slack, db_url, docs)
 
 
-def test_a_mention_during_the_first_sync_is_told_to_wait_then_answered_in_its_thread(fake_slack, db_url, docs, start_bot):
+def served(docs, tmp_path) -> GitHttpServer:
+    """The docs folder as a repository on a git server over HTTP, as a team's docs repository is."""
+    for args in (["init", "--quiet", "--initial-branch=main"], ["add", "-A"], ["commit", "--quiet", "-m", "docs"]):
+        subprocess.run(["git", "-c", "user.name=Docs", "-c", "user.email=docs@example.com", *args], cwd=docs, check=True)
+    subprocess.run(["git", "clone", "--quiet", "--bare", str(docs), str(tmp_path / "git" / "docs.git")], check=True)
+    return GitHttpServer(tmp_path / "git")
+
+
+def test_a_mention_during_the_first_sync_is_told_to_wait_then_answered_in_its_thread(
+    fake_slack, db_url, docs, start_bot, tmp_path
+):
     write_docs(docs / "bulk", n_docs=400, sections=5, words=100)  # a first sync of a few hundred pages
-    bot = start_bot(fresh_env(fake_slack, db_url, docs))
-    status, body = get(base(bot) + "/readyz")
-    assert status == 503 and "the first sync has not finished" in body, "the question below really arrives mid-sync"
-    msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
-    assert fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0]) == 200
-    told = fake_slack.wait_for(lambda: fake_slack.replies("C_GENERAL", msg["ts"]), timeout=60)[0]  # step by step: a
-    assert told["text"].startswith("I'm reading the docs for the first time")  # stall says at which step it stalled
-    replies = fake_slack.wait_for(lambda: (r := fake_slack.replies("C_GENERAL", msg["ts"])) and len(r) >= 2 and r, timeout=120)
+    repo = served(docs, tmp_path)
+    repo.hold()  # the first sync waits on the docs repository until the question has been told to wait
+    env = fresh_env(fake_slack, db_url, docs) | {
+        "DOCS_GIT_URL": repo.url("docs.git"),
+        "DOCS_GIT_CHECKOUT": str(tmp_path / "checkout"),
+    }
+    try:
+        bot = start_bot(env)
+        fake_slack.wait_for(repo.waiting.is_set, timeout=60)
+        status, body = get(base(bot) + "/readyz")
+        assert status == 503 and "the first sync has not finished" in body
+        msg = fake_slack.user_says("C_GENERAL", f"<@{BOT_USER}> How much is express delivery?")
+        assert fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0]) == 200
+        [told] = fake_slack.wait_for(lambda: fake_slack.replies("C_GENERAL", msg["ts"]), timeout=60)
+        assert told["text"].startswith("I'm reading the docs for the first time")
+        repo.release()
+        replies = fake_slack.wait_for(
+            lambda: (r := fake_slack.replies("C_GENERAL", msg["ts"])) and len(r) >= 2 and r, timeout=120
+        )
+    finally:
+        repo.close()
     assert "$12" in replies[1]["text"] and len(replies) == 2
     with open_database(db_url).connect() as conn:
         logged = conn.execute(select(questions.c.status).where(questions.c.thread_ts == msg["ts"])).scalars().all()
