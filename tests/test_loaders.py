@@ -121,6 +121,41 @@ def test_markdown_reads_a_tab_or_accordion_by_the_label_its_site_shows():
     ]
 
 
+def test_markdown_reads_html_inside_a_paragraph_as_its_page_shows_it():
+    page = (
+        "# Keys\n\n"
+        'Press <kbd>Ctrl</kbd>+<kbd>S</kbd> to save your <abbr title="Single sign-on">SSO</abbr> settings.\n\n'
+        '<a id="limits"></a>Up to 2<sup>31</sup>-1 rows.<br>See <a href="https://x.example/limits">the limits</a>.\n\n'
+        "Type <code>npm ci</code> and <strong>wait</strong>; AT&amp;T &lt;3.\n\n"
+        "Use `<br>` for a break; the host is s3.<region>.amazonaws.com.\n\n"
+        '| Plan | Notes |\n|---|---|\n| Pro | billed<br>yearly |\n\n<a name="bottom"></a>\n'
+    )
+    lines = load_markdown(page, "keys.md").sections[-1].lines
+    assert [(line.number, line.text) for line in lines] == [
+        (3, "Press Ctrl+S to save your SSO settings."),
+        (5, "Up to 2^31-1 rows. See [the limits](https://x.example/limits)."),  # an empty anchor shows nothing
+        (7, "Type `npm ci` and **wait**; AT&T <3."),
+        (9, "Use `<br>` for a break; the host is s3.<region>.amazonaws.com."),  # code as written; not an HTML name
+        (11, "| Plan | Notes |"),
+        (12, "|---|---|"),
+        (13, "| Pro | billed yearly |"),
+    ]
+
+
+def test_markdown_reads_footnotes_and_alerts_as_their_sites_show_them():
+    page = (
+        "# Billing\n\nInvoices are due in 30 days[^1].\n\n> [!NOTE]\n> Refunds take 5 days.\n\n"
+        "> [!tip] Save money\n> Pay yearly.\n\n[^1]: Only on the Business plan.\n"
+    )
+    lines = load_markdown(page, "billing.md").sections[-1].lines
+    assert [(line.number, line.text) for line in lines] == [
+        (3, "Invoices are due in 30 days."),
+        (5, "> Note: Refunds take 5 days."),  # GitHub
+        (8, "> Save money: Pay yearly."),  # Obsidian, with a title
+        (11, "Only on the Business plan."),
+    ]
+
+
 def test_markdown_leaves_out_link_reference_definitions_which_a_page_does_not_show():
     page = "# Pricing\n\nSee [our pricing page][pricing] for prices.\n\n[pricing]: https://example.com/pricing\n"
     lines = load_markdown(page, "pricing.md").sections[-1].lines

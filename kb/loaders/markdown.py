@@ -6,14 +6,18 @@ quotes back to the reader, except that a paragraph wrapped over several source
 lines is one line, as it reads: quoted by its lines, it would be cut mid-sentence.
 What the page does not show is not read: a link reference definition ("[pricing]: https://...") and a docs
 generator's syntax around the text (_text_of). What the site shows of that syntax is read:
-an admonition's title, a tab's label and an accordion's title, introducing their text ("macOS: Drag the app...").
+an admonition's or an alert's title, a tab's label and an accordion's title, introducing their text ("macOS: Drag the
+app..."); the HTML inside a paragraph by what it shows ("Press <kbd>Ctrl</kbd>+<kbd>S</kbd>": "Press Ctrl+S",
+_as_shown); a footnote's mark not at all, its text without its label.
 MkDocs' admonitions and content tabs indent their text four spaces, which CommonMark reads as a code block; it is
 read as the text it is (_blocks_dedented).
 """
 
 from __future__ import annotations
 
+import html
 import re
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
 import yaml
@@ -125,7 +129,7 @@ def _lines(lines: list[str], start: int, stop: int, code: set[int], wrapped: dic
         end = min(next((j for j in range(i + 1, paragraph_end) if _LONE_TAG.match(lines[j])), paragraph_end), stop)
         first, *rest = (_text_of(_COMMENT.sub("", line)).strip() for line in lines[i:end])
         rest = [_QUOTE_MARK.sub("", line) for line in rest]  # a quoted paragraph's next lines: "> ..." again
-        out.append(Line(i + 1, " ".join(t for t in [first, *rest] if t), end if end > i + 1 else 0))
+        out.append(Line(i + 1, _as_shown(" ".join(t for t in [first, *rest] if t)), end if end > i + 1 else 0))
         i = end
     return [line for line in out if line.text]
 
@@ -161,6 +165,8 @@ _WIDGETS = re.compile(r"tab|expand|details|collapse|accordion", re.I)  # whose f
 # ('=== "Windows"'), whose text is the lines below it indented four spaces more; its title, if any, in a group.
 _MKDOCS_OPENER = r'(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(.*)")?|===\+?\s+"(.*)"'
 _ADMONITION = re.compile(rf"""^\s*(?::::+\s*[\w-]*\s*(.*?)|{_MKDOCS_OPENER})\s*$""")
+# GitHub's alert ("> [!NOTE]") shows its kind as its title, Obsidian's callout ("> [!tip]- Save money") its own title
+_ALERT = re.compile(r"^\s*((?:>\s?)+)\[!(\w+)\][-+]?(.*)$")
 _BLOCK_OPENER = re.compile(rf"""^(\s*)(?:{_MKDOCS_OPENER})\s*$""")
 
 
@@ -194,10 +200,84 @@ def _text_of(line: str) -> str:
         return introducing(_quoted(label))
     if _TEMPLATE_TAG.search(line):
         line = " ".join(_TEMPLATE_TAG.sub(" ", line).split())
+    alert = _ALERT.match(line)
+    if alert:
+        return alert[1] + introducing(alert[3].strip() or alert[2].capitalize())
     admonition = _ADMONITION.match(line)
     if admonition:
         return introducing((admonition.group(1) or admonition.group(2) or admonition.group(3) or "").strip("[] "))
     return line
+
+
+# What a page shows of the HTML and the extensions written inside a paragraph (CommonMark passes inline HTML through;
+# GitHub, Docusaurus and MkDocs read footnotes and alerts), as Markdown where Markdown can say it and the renderer to
+# Slack follows (kb's lines are quoted as written): <a href> a link, <code> a code span, <b>/<strong> and <i>/<em>
+# emphasis, <sup> an exponent ("2^31-1"), <br> a space; another HTML element (<kbd>, <abbr>, <span>) by its text, an
+# image or an empty anchor not at all. A name HTML does not have ("s3.<region>.amazonaws.com") is a placeholder the
+# author meant to show, and stays as written.
+_HTML_INLINE = frozenset(
+    "a abbr b bdi bdo big br center cite code data del dfn div em font i img ins kbd mark p q s samp small span strike "
+    "strong sub sup time tt u var wbr".split()
+)
+_INLINE_TAG = re.compile(r"(?<!\\)<(/?)([a-z][a-z0-9]*)((?:\s[^<>]*)?)/?>")  # lower case: a capitalised name is JSX
+_EMPTY_ELEMENT = re.compile(r"(?<!\\)<([a-z][a-z0-9]*)(?:\s[^<>]*)?>\s*</\1\s*>")  # <a id="top"></a>, an icon's <span>
+_AS_MARKDOWN = {"code": ("`", "`"), "b": ("**", "**"), "strong": ("**", "**"), "i": ("*", "*"), "em": ("*", "*")}
+_AS_MARKDOWN |= {"sup": ("^", ""), "br": (" ", " ")}
+_HREF = _attribute("href")
+_TICKS = re.compile(r"`+")
+_FOOTNOTE_MARK = re.compile(r"\[\^[^][\s]+\](?!:)")  # no "[" inside: linear on any line
+_FOOTNOTE = re.compile(r"^\[\^[^][\s]+\]:\s*")  # its definition, shown at the foot of the page by its number
+
+
+def _as_shown(text: str) -> str:
+    """A Markdown line as its page shows it, its code spans as written."""
+    if not any(c in text for c in "<&["):
+        return text
+    return _outside_code(_FOOTNOTE.sub("", text), _InlineReader()).strip()
+
+
+def _outside_code(text: str, read: Callable[[str], str]) -> str:
+    """read() applied to the text around the code spans (a backtick run closed by the next run of the same length,
+    as CommonMark pairs them; one that none closes is a backtick)."""
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
+    following: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for n in range(len(runs) - 1, -1, -1):
+        length = runs[n][1] - runs[n][0]
+        following[n], last[length] = last.get(length), n
+    out, done, n = [], 0, 0
+    while n < len(runs):
+        close = following[n]
+        if close is None:
+            n += 1
+            continue
+        out += [read(text[done : runs[n][0]]), text[runs[n][0] : runs[close][1]]]
+        done, n = runs[close][1], close + 1
+    return "".join([*out, read(text[done:])])
+
+
+class _InlineReader:
+    """The text between one line's code spans, read in order: a link opened before a code span closes after it."""
+
+    def __init__(self) -> None:
+        self.links: list[str] = []  # the targets of the <a> tags open, "" for one without an href
+
+    def __call__(self, text: str) -> str:
+        shown = _INLINE_TAG.sub(self._tag, _EMPTY_ELEMENT.sub("", text)) if "<" in text else text
+        shown = html.unescape(_FOOTNOTE_MARK.sub("", shown))
+        return text if shown == text else re.sub(r"\s+", " ", shown)
+
+    def _tag(self, found: re.Match) -> str:
+        closing, name = found[1], found[2]
+        if name not in _HTML_INLINE:
+            return found[0]
+        if name != "a":
+            return _AS_MARKDOWN.get(name, ("", ""))[bool(closing)]
+        if not closing:
+            self.links.append(_quoted(_HREF.search(found[3])))
+            return "[" if self.links[-1] else ""
+        target = self.links.pop() if self.links else ""
+        return f"]({target})" if target else ""
 
 
 _PART = "\ue000"  # a private-use character: where a part of an HTML block begins, through the HTML parser
