@@ -142,6 +142,16 @@ def test_markdown_reads_html_inside_a_paragraph_as_its_page_shows_it():
     ]
 
 
+def test_markdown_reads_an_image_by_its_alt_text_and_a_line_of_images_not_at_all():
+    page = (
+        "# Plans\n\n![The billing page with Change plan highlighted](/img/billing.png)\n\n"
+        'Click the ![gear](gear.png "Settings") icon, then `![x](y)`.\n\n'
+        "[![CI](https://ci.example/badge.svg)](https://ci.example) [![MIT](https://img.example/l.svg)](#license)\n"
+    )
+    lines = load_markdown(page, "plans.md").sections[-1].lines
+    assert [(line.number, line.text) for line in lines] == [(5, "Click the gear icon, then `![x](y)`.")]
+
+
 def test_markdown_reads_footnotes_and_alerts_as_their_sites_show_them():
     page = (
         "# Billing\n\nInvoices are due in 30 days[^1].\n\n> [!NOTE]\n> Refunds take 5 days.\n\n"

@@ -8,7 +8,8 @@ What the page does not show is not read: a link reference definition ("[pricing]
 generator's syntax around the text (_text_of). What the site shows of that syntax is read:
 an admonition's or an alert's title, a tab's label and an accordion's title, introducing their text ("macOS: Drag the
 app..."); the HTML inside a paragraph by what it shows ("Press <kbd>Ctrl</kbd>+<kbd>S</kbd>": "Press Ctrl+S",
-_as_shown); a footnote's mark not at all, its text without its label.
+_as_shown); an image by its alt text, a line of images (a screenshot, badges) and a footnote's mark not at all, the
+footnote's text without its label.
 MkDocs' admonitions and content tabs indent their text four spaces, which CommonMark reads as a code block; it is
 read as the text it is (_blocks_dedented).
 """
@@ -225,6 +226,10 @@ _AS_MARKDOWN = {"code": ("`", "`"), "b": ("**", "**"), "strong": ("**", "**"), "
 _AS_MARKDOWN |= {"sup": ("^", ""), "br": (" ", " ")}
 _HREF = _attribute("href")
 _TICKS = re.compile(r"`+")
+# An image: the page shows a picture, which its alt text says in words ("Click the ![gear](gear.png) icon"); a line of
+# images alone (a screenshot, a row of badges) says nothing to quote.
+_IMAGE = re.compile(r"!\[([^][]*)\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
+_EMPTY_LINK = re.compile(r"\[\s*\]\([^()\s]*\)")
 _FOOTNOTE_MARK = re.compile(r"\[\^[^][\s]+\](?!:)")  # no "[" inside: linear on any line
 _FOOTNOTE = re.compile(r"^\[\^[^][\s]+\]:\s*")  # its definition, shown at the foot of the page by its number
 
@@ -233,6 +238,8 @@ def _as_shown(text: str) -> str:
     """A Markdown line as its page shows it, its code spans as written."""
     if not any(c in text for c in "<&["):
         return text
+    if "![" in text and not _EMPTY_LINK.sub("", _IMAGE.sub("", text)).strip():
+        return ""
     return _outside_code(_FOOTNOTE.sub("", text), _InlineReader()).strip()
 
 
@@ -264,7 +271,7 @@ class _InlineReader:
 
     def __call__(self, text: str) -> str:
         shown = _INLINE_TAG.sub(self._tag, _EMPTY_ELEMENT.sub("", text)) if "<" in text else text
-        shown = html.unescape(_FOOTNOTE_MARK.sub("", shown))
+        shown = html.unescape(_FOOTNOTE_MARK.sub("", _IMAGE.sub(r"\1", shown)))
         return text if shown == text else re.sub(r"\s+", " ", shown)
 
     def _tag(self, found: re.Match) -> str:
