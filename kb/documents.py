@@ -47,6 +47,11 @@ def title_from_filename(stem: str) -> str:
     return re.sub(r"[-_]+", " ", stem).strip().capitalize() or stem
 
 
+# A superscript number right after a number is its power: "2<sup>31</sup>-1" shows 2³¹-1, read "2^31-1", not "231-1"
+# (a number the answerer would quote as one). After a word it is a footnote's mark or a unit's ("m<sup>2</sup>").
+POWER = re.compile(r"(?<=\d)<sup>\s*(-?\d+)\s*</sup>")
+
+
 def introducing(title: str) -> str:
     """A block's title or a tab's label as the line that introduces its text: "Annual" -> "Annual:"."""
     title = " ".join(title.split())

@@ -344,6 +344,18 @@ def test_html_definition_terms_are_read_with_their_definitions():
     ]
 
 
+def test_html_a_line_break_parts_words_and_a_power_is_read_as_one():
+    doc = load_html(
+        "<main><h2>Options</h2><p><code>-p</code><br><code>plain</code>: write plain files.</p>"
+        "<p>Up to 2<sup>31</sup>-1 rows, in m<sup>2</sup>.</p></main>",
+        "opts",
+    )
+    assert [line.text for line in doc.sections[-1].lines] == [
+        "-p plain: write plain files.",  # was "-pplain": one word no one searches for
+        "Up to 2^31-1 rows, in m2.",  # was "231-1", a number the answerer would quote; after a word, a unit's mark
+    ]
+
+
 def test_an_html_code_block_is_fenced_as_markdown_writes_one():
     doc = load_html(
         "<main>\n<h2>Config</h2>\n<p>Add to ~/.ssh/config:</p>\n<pre>Host *\n  ServerAliveInterval 10</pre>\n</main>", "x"

@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from kb.anchors import Anchors
-from kb.documents import Document, Line, Section, introducing, title_from_filename
+from kb.documents import POWER, Document, Line, Section, introducing, title_from_filename
 
 _CHROME = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "iframe", "svg"]
 # Words of a class or id that name a site's navigation box ("sphinxsidebar", "bd-sidebar-primary", "navbar-nav").
@@ -60,7 +60,9 @@ _BLOCKS = _HEADINGS | {
 def load_html(text: str, path: str, style: str | None = None) -> Document:
     """path: the file's, relative to the docs root (its name is the title of last resort); style: DOCS_ANCHOR_STYLE."""
     stem = PurePosixPath(path).stem
-    soup = BeautifulSoup(text, "html.parser")
+    soup = BeautifulSoup(POWER.sub(r"^\1", text), "html.parser")
+    for br in soup.find_all("br"):  # a line break between words, not glue: "rows.<br>Next" is not "rows.Next"
+        br.replace_with("\n" if br.find_parent("pre") else " ")
     page_title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup.find_all(_CHROME):
         tag.decompose()

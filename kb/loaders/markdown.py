@@ -27,7 +27,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from kb.anchors import Anchors, front_matter_path, split_explicit_id
-from kb.documents import Document, Line, LoadError, Section, introducing, title_from_filename
+from kb.documents import POWER, Document, Line, LoadError, Section, introducing, title_from_filename
 
 _md = MarkdownIt("commonmark", {"html": True}).use(front_matter_plugin).enable("table")
 
@@ -213,7 +213,7 @@ def _text_of(line: str) -> str:
 # What a page shows of the HTML and the extensions written inside a paragraph (CommonMark passes inline HTML through;
 # GitHub, Docusaurus and MkDocs read footnotes and alerts), as Markdown where Markdown can say it and the renderer to
 # Slack follows (kb's lines are quoted as written): <a href> a link, <code> a code span, <b>/<strong> and <i>/<em>
-# emphasis, <sup> an exponent ("2^31-1"), <br> a space; another HTML element (<kbd>, <abbr>, <span>) by its text, an
+# emphasis, <br> a space, a power after a number as one ("2<sup>31</sup>": "2^31", kb.documents.POWER); another HTML element (<kbd>, <abbr>, <span>) by its text, an
 # image or an empty anchor not at all. A name HTML does not have ("s3.<region>.amazonaws.com") is a placeholder the
 # author meant to show, and stays as written.
 _HTML_INLINE = frozenset(
@@ -223,7 +223,7 @@ _HTML_INLINE = frozenset(
 _INLINE_TAG = re.compile(r"(?<!\\)<(/?)([a-z][a-z0-9]*)((?:\s[^<>]*)?)/?>")  # lower case: a capitalised name is JSX
 _EMPTY_ELEMENT = re.compile(r"(?<!\\)<([a-z][a-z0-9]*)(?:\s[^<>]*)?>\s*</\1\s*>")  # <a id="top"></a>, an icon's <span>
 _AS_MARKDOWN = {"code": ("`", "`"), "b": ("**", "**"), "strong": ("**", "**"), "i": ("*", "*"), "em": ("*", "*")}
-_AS_MARKDOWN |= {"sup": ("^", ""), "br": (" ", " ")}
+_AS_MARKDOWN["br"] = (" ", " ")
 _HREF = _attribute("href")
 _TICKS = re.compile(r"`+")
 # An image: the page shows a picture, which its alt text says in words ("Click the ![gear](gear.png) icon"); a line of
@@ -270,7 +270,7 @@ class _InlineReader:
         self.links: list[str] = []  # the targets of the <a> tags open, "" for one without an href
 
     def __call__(self, text: str) -> str:
-        shown = _INLINE_TAG.sub(self._tag, _EMPTY_ELEMENT.sub("", text)) if "<" in text else text
+        shown = _INLINE_TAG.sub(self._tag, POWER.sub(r"^\1", _EMPTY_ELEMENT.sub("", text))) if "<" in text else text
         shown = html.unescape(_FOOTNOTE_MARK.sub("", _IMAGE.sub(r"\1", shown)))
         return text if shown == text else re.sub(r"\s+", " ", shown)
 
