@@ -1,6 +1,6 @@
 """Markdown from the model or the docs reads right in Slack: mrkdwn's own spelling, and nothing that pings."""
 
-from bot.slack.mrkdwn import to_mrkdwn
+from bot.slack.mrkdwn import plain, to_mrkdwn
 
 
 def test_bold_italic_and_struck_text_use_slacks_markers():
@@ -13,6 +13,12 @@ def test_a_markdown_link_becomes_a_slack_link_and_other_schemes_stay_text():
         "See <https://help.example.com/refunds?a=1&amp;b=2|the refund page>."
     )
     assert to_mrkdwn("[click](javascript:alert(1))") == "[click](javascript:alert(1))"
+
+
+def test_a_link_to_another_page_of_the_docs_folder_reads_as_its_text():
+    quoted = 'Run [`npm install`](../commands/npm-install.md) or see [the FAQ](/faq#refunds "FAQ") [1]'
+    assert to_mrkdwn(quoted) == "Run `npm install` or see the FAQ [1]"
+    assert plain("[Pro](pro.md)") == "Pro", "in a table cell too"
 
 
 def test_headings_lists_and_quotes():
