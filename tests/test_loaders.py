@@ -169,7 +169,18 @@ def test_markdown_reads_footnotes_and_alerts_as_their_sites_show_them():
 def test_markdown_leaves_out_link_reference_definitions_which_a_page_does_not_show():
     page = "# Pricing\n\nSee [our pricing page][pricing] for prices.\n\n[pricing]: https://example.com/pricing\n"
     lines = load_markdown(page, "pricing.md").sections[-1].lines
-    assert [line.text for line in lines] == ["See [our pricing page][pricing] for prices."]
+    assert [line.text for line in lines] == ["See [our pricing page](https://example.com/pricing) for prices."]
+
+
+def test_markdown_reads_a_reference_link_as_a_link_to_where_its_definition_points():
+    page = (
+        "# Plans\n\nSee [Annual Plans][] and [the FAQ][faq  page], not `[x][faq page]` or m[i][j].\n\n"
+        '[annual plans]: https://x.example/annual "Annual"\n[FAQ Page]: ../faq.md\n'
+    )
+    lines = load_markdown(page, "plans.md").sections[-1].lines
+    assert [line.text for line in lines] == [
+        "See [Annual Plans](https://x.example/annual) and [the FAQ](../faq.md), not `[x][faq page]` or m[i][j]."
+    ]
 
 
 def test_markdown_title_falls_back_to_h1_then_file_name():

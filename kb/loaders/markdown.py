@@ -19,11 +19,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
+from functools import partial
 from pathlib import PurePosixPath
 
 import yaml
 from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import normalizeReference
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from kb.anchors import Anchors, front_matter_path, split_explicit_id
@@ -36,7 +38,9 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
     """path: the file's, relative to the docs root (its name is the title of last resort); style: DOCS_ANCHOR_STYLE."""
     stem = PurePosixPath(path).stem
     text = _blocks_dedented(text)
-    tokens = _md.parse(text)
+    env: dict = {}  # markdown-it keeps the link reference definitions here, by their normalised labels
+    tokens = _md.parse(text, env)
+    references = {label: ref["href"] for label, ref in env.get("references", {}).items()}
     meta: dict = {}
     warnings: list[str] = []
     body_start = 0
@@ -85,11 +89,11 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
     first_heading = headings[0][0] if headings else len(lines)
     lead = _description(meta, lines, body_start)
     if first_heading > body_start or lead:
-        sections.append(Section(0, "", "", lead + _lines(lines, body_start, first_heading, code, wrapped)))
+        sections.append(Section(0, "", "", lead + _lines(lines, body_start, first_heading, code, wrapped, references)))
     for n, (_, end, level, heading) in enumerate(headings):
         stop = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
         heading, explicit = split_explicit_id(heading, style)
-        sections.append(Section(level, heading, anchors(heading, explicit), _lines(lines, end, stop, code, wrapped)))
+        sections.append(Section(level, heading, anchors(heading, explicit), _lines(lines, end, stop, code, wrapped, references)))
     return Document(title=title, sections=sections, url=url, warnings=warnings)
 
 
@@ -118,7 +122,9 @@ def _front_matter(text: str):
     return yaml.safe_load(text)
 
 
-def _lines(lines: list[str], start: int, stop: int, code: set[int], wrapped: dict[int, int]) -> list[Line]:
+def _lines(
+    lines: list[str], start: int, stop: int, code: set[int], wrapped: dict[int, int], references: dict[str, str]
+) -> list[Line]:
     out, i, paragraph_end = [], start, 0
     while i < stop:
         if i in code:
@@ -130,7 +136,7 @@ def _lines(lines: list[str], start: int, stop: int, code: set[int], wrapped: dic
         end = min(next((j for j in range(i + 1, paragraph_end) if _LONE_TAG.match(lines[j])), paragraph_end), stop)
         first, *rest = (_text_of(_COMMENT.sub("", line)).strip() for line in lines[i:end])
         rest = [_QUOTE_MARK.sub("", line) for line in rest]  # a quoted paragraph's next lines: "> ..." again
-        out.append(Line(i + 1, _as_shown(" ".join(t for t in [first, *rest] if t)), end if end > i + 1 else 0))
+        out.append(Line(i + 1, _as_shown(" ".join(t for t in [first, *rest] if t), references), end if end > i + 1 else 0))
         i = end
     return [line for line in out if line.text]
 
@@ -230,17 +236,27 @@ _TICKS = re.compile(r"`+")
 # images alone (a screenshot, a row of badges) says nothing to quote.
 _IMAGE = re.compile(r"!\[([^][]*)\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
 _EMPTY_LINK = re.compile(r"\[\s*\]\([^()\s]*\)")
+_REFERENCE_LINK = re.compile(r"\[([^][\n]+)\]\[([^][\n]*)\]")  # [text][label], or [label][]
 _FOOTNOTE_MARK = re.compile(r"\[\^[^][\s]+\](?!:)")  # no "[" inside: linear on any line
 _FOOTNOTE = re.compile(r"^\[\^[^][\s]+\]:\s*")  # its definition, shown at the foot of the page by its number
 
 
-def _as_shown(text: str) -> str:
-    """A Markdown line as its page shows it, its code spans as written."""
+def _as_shown(text: str, references: dict[str, str]) -> str:
+    """A Markdown line as its page shows it, its code spans as written; references: the page's link reference
+    definitions, by normalised label."""
     if not any(c in text for c in "<&["):
         return text
+    if references and "][" in text:  # "[our pricing][pricing]" is a link to where "[pricing]: ..." says
+        text = _outside_code(text, lambda part: _REFERENCE_LINK.sub(partial(_referenced, references), part))
     if "![" in text and not _EMPTY_LINK.sub("", _IMAGE.sub("", text)).strip():
         return ""
     return _outside_code(_FOOTNOTE.sub("", text), _InlineReader()).strip()
+
+
+def _referenced(references: dict[str, str], link: re.Match) -> str:
+    """A full or collapsed reference link as an inline one, when the page defines its label."""
+    href = references.get(normalizeReference(link[2] or link[1]))
+    return f"[{link[1]}]({href})" if href is not None else link[0]
 
 
 def _outside_code(text: str, read: Callable[[str], str]) -> str:
