@@ -21,6 +21,14 @@ def test_a_link_to_another_page_of_the_docs_folder_reads_as_its_text():
     assert plain("[Pro](pro.md)") == "Pro", "in a table cell too"
 
 
+def test_a_backslash_escape_shows_the_character_alone_and_never_makes_markup():
+    assert (
+        to_mrkdwn(r"Set NODE\_ENV, not \*\*bold\*\*, in \<div> and `a\_b`")
+        == "Set NODE_ENV, not **bold**, in &lt;div&gt; and `a\\_b`"
+    )
+    assert plain(r"NODE\_ENV") == "NODE_ENV", "in a table cell too"
+
+
 def test_headings_lists_and_quotes():
     text = "## Refund window\n- earbuds: 30 days\n* cases: 14 days\n> quoted line [1]"
     assert to_mrkdwn(text) == "*Refund window*\n• earbuds: 30 days\n• cases: 14 days\n> quoted line [1]"

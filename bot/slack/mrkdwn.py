@@ -1,7 +1,7 @@
 """Markdown (as Claude writes it and as docs quote it) into Slack's mrkdwn, which spells most things differently.
 
 **bold** -> *bold*, *italic* / _italic_ -> _italic_, ~~struck~~ -> ~struck~, [text](https://...) -> <url|text>
-and [text](../other-page.md) -> text,
+and [text](../other-page.md) -> text, "NODE\\_ENV" -> "NODE_ENV" (an escaped character makes no markup),
 # Heading -> *Heading*, "- item" -> "• item", a table -> an aligned monospace block (its header once; the
 renderer shows the first table of a message as Slack's own table block instead, see `pieces`), a leading
 "> " stays a quote. Code spans and fences are kept as written. Everything else is text: & < > are escaped, so
@@ -18,6 +18,8 @@ _LINK = re.compile(r"\[([^\]\n]+)\]\(\s*(https?://[^\s)]+)\s*\)")
 # A link to another page of the docs folder ("[npm install](../commands/npm-install.md)") goes nowhere in Slack: its
 # text is what the reader is shown. A target with a scheme that is not http(s) stays as written, no link.
 _RELATIVE_LINK = re.compile(r"\[([^\]\n]+)\]\(\s*(?![a-zA-Z][\w+.-]*:)[^\s()]*(?:\s+\"[^\"\n]*\")?\s*\)")
+# Markdown's backslash before punctuation ("NODE\_ENV", "\<div>") shows the punctuation alone; Slack would show both.
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _ITALIC = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
 _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
@@ -42,7 +44,7 @@ def one_line(text: str, limit: int) -> str:
 
 
 def _label(text: str) -> str:
-    return escape(" ".join(text.replace("|", "/").split()))
+    return escape(" ".join(_ESCAPED.sub(r"\1", text).replace("|", "/").split()))
 
 
 def _inline(text: str) -> str:
@@ -55,7 +57,8 @@ def _inline(text: str) -> str:
 
     text = _CODE.sub(lambda m: keep("`" + escape(m.group(2)) + "`"), text)
     text = _LINK.sub(lambda m: keep(f"<{escape(m.group(2))}|{_label(m.group(1))}>"), text)
-    text = escape(_RELATIVE_LINK.sub(r"\1", text))
+    text = _RELATIVE_LINK.sub(r"\1", text)
+    text = escape(_ESCAPED.sub(lambda m: keep(escape(m.group(1))), text))  # set aside: an escaped "*" makes no markup
     text = _BOLD.sub(lambda m: keep("*" + m.group(2) + "*"), text)
     text = _ITALIC.sub(r"_\1_", text)
     text = _STRIKE.sub(r"~\1~", text)
@@ -120,7 +123,7 @@ def plain(text: str) -> str:
     text = _CODE.sub(lambda m: m.group(2), text)
     text = _BOLD.sub(lambda m: m.group(2), text)
     text = _STRIKE.sub(r"\1", text)
-    return escape(text)
+    return escape(_ESCAPED.sub(r"\1", text))
 
 
 def aligned(cells: list[list[str]]) -> str:
