@@ -18,10 +18,9 @@ from kb.documents import Document, Line, Section, title_from_filename
 #    reStructuredText with Sphinx's directives read as their text and its roles as the text they show
 # 7: tabs and accordions introduced by their labels (Markdown and HTML), a Markdown heading's {#id} taken when
 #    DOCS_ANCHOR_STYLE is unset; a Sphinx version note's label and first paragraph one line
-# 8: Markdown's inline HTML read as the page shows it (<kbd>, <br>, <a href> as a link), a reference link as a
-#    link to where its definition points, an image by its alt text,
-#    a line of images not at all, footnote marks and GitHub's and Obsidian's alerts as their sites show them; HTML's
-#    <br> parts words ("-p<br>plain" was "-pplain"), and a power after a number is read as one ("2^31", not "231")
+# 8: Markdown as its page shows it: the HTML inside a paragraph (<kbd>, <br>, <a href> as a link), a reference link
+#    as a link, an image by its alt text and a line of images not at all, footnotes and GitHub's and Obsidian's
+#    alerts; HTML's <br> parts words ("-p<br>plain" was "-pplain"); a power after a number as one ("2^31", not "231")
 LOADERS_VERSION = 8
 
 

@@ -219,17 +219,21 @@ def _text_of(line: str) -> str:
 # What a page shows of the HTML and the extensions written inside a paragraph (CommonMark passes inline HTML through;
 # GitHub, Docusaurus and MkDocs read footnotes and alerts), as Markdown where Markdown can say it and the renderer to
 # Slack follows (kb's lines are quoted as written): <a href> a link, <code> a code span, <b>/<strong> and <i>/<em>
-# emphasis, <br> a space, a power after a number as one ("2<sup>31</sup>": "2^31", kb.documents.POWER); another HTML element (<kbd>, <abbr>, <span>) by its text, an
-# image or an empty anchor not at all. A name HTML does not have ("s3.<region>.amazonaws.com") is a placeholder the
-# author meant to show, and stays as written.
+# emphasis, <br> a space, a power after a number as one ("2<sup>31</sup>": "2^31", kb.documents.POWER); another HTML
+# element (<kbd>, <abbr>, <span>) by its text, an image or an empty anchor not at all. A name HTML does not have
+# ("s3.<region>.amazonaws.com") is a placeholder the author meant to show, and stays as written.
 _HTML_INLINE = frozenset(
     "a abbr b bdi bdo big br center cite code data del dfn div em font i img ins kbd mark p q s samp small span strike "
     "strong sub sup time tt u var wbr".split()
 )
 _INLINE_TAG = re.compile(r"(?<!\\)<(/?)([a-z][a-z0-9]*)((?:\s[^<>]*)?)/?>")  # lower case: a capitalised name is JSX
 _EMPTY_ELEMENT = re.compile(r"(?<!\\)<([a-z][a-z0-9]*)(?:\s[^<>]*)?>\s*</\1\s*>")  # <a id="top"></a>, an icon's <span>
-_AS_MARKDOWN = {"code": ("`", "`"), "b": ("**", "**"), "strong": ("**", "**"), "i": ("*", "*"), "em": ("*", "*")}
-_AS_MARKDOWN["br"] = (" ", " ")
+_AS_MARKDOWN = {  # (what an opening tag reads as, what its closing tag reads as)
+    **dict.fromkeys(["b", "strong"], ("**", "**")),
+    **dict.fromkeys(["i", "em"], ("*", "*")),
+    "code": ("`", "`"),
+    "br": (" ", " "),
+}
 _HREF = _attribute("href")
 _TICKS = re.compile(r"`+")
 # An image: the page shows a picture, which its alt text says in words ("Click the ![gear](gear.png) icon"); a line of
