@@ -19,8 +19,9 @@ from kb.documents import Document, Line, Section, title_from_filename
 # 7: tabs and accordions introduced by their labels (Markdown and HTML), a Markdown heading's {#id} taken when
 #    DOCS_ANCHOR_STYLE is unset; a Sphinx version note's label and first paragraph one line
 # 8: Markdown as its page shows it: the HTML inside a paragraph (<kbd>, <br>, <a href> as a link), a reference link
-#    as a link, an image by its alt text and a line of images not at all, footnotes and GitHub's and Obsidian's
-#    alerts; HTML's <br> parts words ("-p<br>plain" was "-pplain"); a power after a number as one ("2^31", not "231")
+#    as a link, an image by its alt text and a line of images not at all, footnotes, GitHub's and Obsidian's alerts,
+#    MDX comments, components inside a paragraph and attribute lists; HTML's <br> parts words ("-p<br>plain" was
+#    "-pplain"); a power after a number as one ("2^31", not "231")
 LOADERS_VERSION = 8
 
 

@@ -8,8 +8,9 @@ What the page does not show is not read: a link reference definition ("[pricing]
 generator's syntax around the text (_text_of). What the site shows of that syntax is read:
 an admonition's or an alert's title, a tab's label and an accordion's title, introducing their text ("macOS: Drag the
 app..."); the HTML inside a paragraph by what it shows ("Press <kbd>Ctrl</kbd>+<kbd>S</kbd>": "Press Ctrl+S",
-_as_shown); an image by its alt text, a line of images (a screenshot, badges) and a footnote's mark not at all, the
-footnote's text without its label.
+_as_shown), a component there by its label and text ("<Card title="Quickstart">Set up...</Card>"); an image by its alt
+text; a line of images (a screenshot, badges), a footnote's mark, an MDX comment and an attribute list
+("{ .md-button }") not at all, the footnote's text without its label.
 MkDocs' admonitions and content tabs indent their text four spaces, which CommonMark reads as a code block; it is
 read as the text it is (_blocks_dedented).
 """
@@ -148,6 +149,7 @@ _QUOTE_MARK = re.compile(r"^(?:>\s?)+")
 _ESM = re.compile(
     r"""^\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['"][^'"]+['"]\s*;?|export\s+(?:default|const|let|function|\{).*)\s*$"""
 )
+_SNIPPET = re.compile(r"""^\s*-+8<-+\s+["'].*["']\s*$""")  # MkDocs' '--8<-- "file.md"': another file's text, not read
 _TEMPLATE_TAG = re.compile(r"\{%-?[^{}]*?-?%\}|\{\{[<%][^{}]*?[>%]\}\}")  # no brace inside: linear on any line
 
 
@@ -198,8 +200,8 @@ def _blocks_dedented(text: str) -> str:
 
 
 def _text_of(line: str) -> str:
-    """A Markdown line's text without the generator's syntax (_ESM, _LONE_TAG, _TEMPLATE_TAG, _ADMONITION)."""
-    if _ESM.match(line):
+    """A Markdown line's text without the generator's syntax (_ESM, _SNIPPET, _LONE_TAG, _TEMPLATE_TAG, _ADMONITION)."""
+    if _ESM.match(line) or _SNIPPET.match(line):
         return ""
     tag = _LONE_TAG.match(line)
     if tag:
@@ -240,6 +242,16 @@ _TICKS = re.compile(r"`+")
 # images alone (a screenshot, a row of badges) says nothing to quote.
 _IMAGE = re.compile(r"!\[([^][]*)\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
 _EMPTY_LINK = re.compile(r"\[\s*\]\([^()\s]*\)")
+_NO_TARGET = re.compile(r"\[([^][\n]+)\]\(\s*\)")  # a link whose target was a generator's tag, "{{< ref "x.md" >}}"
+# A JSX component inside a paragraph (Mintlify's "<Note>Backups run nightly.</Note>", "<Card title="Quickstart">...")
+# shows its text, introduced by its label or title as a block component's is (_labelled).
+# A name with neither attributes nor a closing tag on the line is a type's parameter, as written: "Box<T>", "Array<String>".
+_JSX_TAG = re.compile(r"(?<!\\)<(/?)([A-Z][\w.]*)((?:\s[^<>]*)?)/?>")
+_JSX_CLOSING = re.compile(r"</([A-Z][\w.]*)\s*>")
+# An attribute list (MkDocs' "[Get started](start.md){ .md-button }", kramdown's "{: .warning }"): classes, ids and
+# attributes for the page's HTML, not text.
+_ATTRIBUTE = r"""(?:[.#][\w-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s{}"']+))"""
+_ATTRIBUTE_LIST = re.compile(rf"\{{:?\s*{_ATTRIBUTE}(?:\s+{_ATTRIBUTE})*\s*\}}")
 _REFERENCE_LINK = re.compile(r"\[([^][\n]+)\]\[([^][\n]*)\]")  # [text][label], or [label][]
 _FOOTNOTE_MARK = re.compile(r"\[\^[^][\s]+\](?!:)")  # no "[" inside: linear on any line
 _FOOTNOTE = re.compile(r"^\[\^[^][\s]+\]:\s*")  # its definition, shown at the foot of the page by its number
@@ -248,13 +260,23 @@ _FOOTNOTE = re.compile(r"^\[\^[^][\s]+\]:\s*")  # its definition, shown at the f
 def _as_shown(text: str, references: dict[str, str]) -> str:
     """A Markdown line as its page shows it, its code spans as written; references: the page's link reference
     definitions, by normalised label."""
-    if not any(c in text for c in "<&["):
+    if not any(c in text for c in "<&[{"):
         return text
+    text = _without_mdx_comments(text)
     if references and "][" in text:  # "[our pricing][pricing]" is a link to where "[pricing]: ..." says
         text = _outside_code(text, lambda part: _REFERENCE_LINK.sub(partial(_referenced, references), part))
     if "![" in text and not _EMPTY_LINK.sub("", _IMAGE.sub("", text)).strip():
         return ""
     return _outside_code(_FOOTNOTE.sub("", text), _InlineReader()).strip()
+
+
+def _without_mdx_comments(text: str) -> str:
+    """The line without MDX's comments ("{/* TODO */}"): one pass, so linear however many open and never close."""
+    out, done = [], 0
+    while (start := text.find("{/*", done)) >= 0 and (end := text.find("*/}", start + 3)) >= 0:
+        out.append(text[done:start])
+        done = end + 3
+    return "".join([*out, text[done:]]).strip() if out else text
 
 
 def _referenced(references: dict[str, str], link: re.Match) -> str:
@@ -290,8 +312,14 @@ class _InlineReader:
         self.links: list[str] = []  # the targets of the <a> tags open, "" for one without an href
 
     def __call__(self, text: str) -> str:
-        shown = _INLINE_TAG.sub(self._tag, POWER.sub(r"^\1", _EMPTY_ELEMENT.sub("", text))) if "<" in text else text
-        shown = html.unescape(_FOOTNOTE_MARK.sub("", _IMAGE.sub(r"\1", shown)))
+        shown = text
+        if "<" in text:
+            shown = _INLINE_TAG.sub(self._tag, POWER.sub(r"^\1", _EMPTY_ELEMENT.sub("", text)))
+            closed = set(_JSX_CLOSING.findall(shown))
+            shown = _JSX_TAG.sub(partial(_component, closed), shown)
+        if "{" in shown:
+            shown = _ATTRIBUTE_LIST.sub("", shown)
+        shown = html.unescape(_FOOTNOTE_MARK.sub("", _NO_TARGET.sub(r"\1", _IMAGE.sub(r"\1", shown))))
         return text if shown == text else re.sub(r"\s+", " ", shown)
 
     def _tag(self, found: re.Match) -> str:
@@ -305,6 +333,16 @@ class _InlineReader:
             return "[" if self.links[-1] else ""
         target = self.links.pop() if self.links else ""
         return f"]({target})" if target else ""
+
+
+def _component(closed: set[str], tag: re.Match) -> str:
+    """A JSX component's tag inside a paragraph as what it shows: its label or title, introducing its text.
+    closed: the names the line has a closing tag for."""
+    closing, name, attributes = tag[1], tag[2], tag[3]
+    if name not in closed and "=" not in attributes:
+        return tag[0]
+    label = not closing and _LABEL.search(attributes)
+    return f" {introducing(_quoted(label))} " if label else " "
 
 
 _PART = "\ue000"  # a private-use character: where a part of an HTML block begins, through the HTML parser
