@@ -286,6 +286,23 @@ def test_html_leaves_out_a_theme_sidebar_that_names_itself_only_by_its_class():
     assert text == "Mount an archive as a FUSE filesystem."
 
 
+def test_html_an_articles_header_is_its_title_not_chrome_as_a_help_centre_writes_it():
+    page = (
+        "<title>Reset your password – Acme Help Center</title><header><nav><a>Sign in</a></nav></header>"
+        '<main><article><header><h1>Reset your password</h1></header><p>Click "Forgot password".</p></article></main>'
+    )
+    doc = load_html(page, "reset")
+    assert doc.title == "Reset your password", "the h1 names the page, so the site's name is left out"
+    assert [(s.heading, [line.text for line in s.lines]) for s in doc.sections if s.heading or s.lines] == [
+        ("Reset your password", ['Click "Forgot password".'])
+    ]
+
+
+def test_html_a_heading_whose_id_names_a_sidebar_is_a_heading_not_chrome():
+    page = '<main><h2 id="customize-the-sidebar"><a href="#customize-the-sidebar">Customize the sidebar</a></h2><p>Drag items.</p></main>'
+    assert headings(load_html(page, "x")) == [(2, "Customize the sidebar", "customize-the-sidebar")]
+
+
 def test_html_keeps_a_box_named_sidebar_when_its_text_is_prose():
     doc = load_html(
         '<main><h1>Refunds</h1><div class="sidebar">Refunds reach your card in <a href="t.html">5 days</a>, '

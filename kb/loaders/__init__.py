@@ -21,7 +21,8 @@ from kb.documents import Document, Line, Section, title_from_filename
 # 8: Markdown as its page shows it: the HTML inside a paragraph (<kbd>, <br>, <a href> as a link), a reference link
 #    as a link, an image by its alt text and a line of images not at all, footnotes, GitHub's and Obsidian's alerts,
 #    MDX comments, components inside a paragraph and attribute lists; HTML's <br> parts words ("-p<br>plain" was
-#    "-pplain"); a power after a number as one ("2^31", not "231")
+#    "-pplain"); a power after a number as one ("2^31", not "231"); an article's <header> read (its h1), and a heading
+#    whose id says "sidebar" kept
 LOADERS_VERSION = 8
 
 

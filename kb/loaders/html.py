@@ -44,6 +44,7 @@ _BLOCKS = _HEADINGS | {
     "div",
     "section",
     "article",
+    "header",  # an article's, kept (its title); a page's is chrome, gone before reading
     "main",
     "ul",
     "ol",
@@ -65,7 +66,8 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
         br.replace_with("\n" if br.find_parent("pre") else " ")
     page_title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup.find_all(_CHROME):
-        tag.decompose()
+        if tag.name != "header" or tag.find_parent(["article", "main"]) is None:  # an article's header is its title
+            tag.decompose()
     for tag in soup.find_all(attrs={"role": ["navigation", "banner", "contentinfo"]}):  # type: ignore[call-overload]
         tag.decompose()
     for tag in soup.find_all(_is_permalink):
@@ -187,7 +189,10 @@ def _is_permalink(tag: Tag) -> bool:
 
 
 def _is_chrome_box(tag: Tag) -> bool:
-    """A box whose class or id names it chrome ("sphinxsidebar", "sidebar-toc") and whose text is mostly links."""
+    """A box whose class or id names it chrome ("sphinxsidebar", "sidebar-toc") and whose text is mostly links. A
+    heading is never one: its id is its own words ("Customize the sidebar" and its self-link)."""
+    if tag.name in _HEADINGS:
+        return False
     names = [*tag.get_attribute_list("class"), str(tag.get("id") or "")]
     if not any(word in _CHROME_WORDS for name in names if name for word in _WORD_SPLIT.split(name.lower())):
         return False
