@@ -223,6 +223,14 @@ def test_an_abstention_offers_the_closest_pages_that_share_a_word_with_the_quest
     assert [s.path for s in a.closest] == ["help/returns-and-refunds.md"]
 
 
+def test_a_line_the_docs_write_as_a_quote_is_quoted_with_one_quote_mark(db_url, tmp_path):
+    page = "# Two-factor\n\n> [!WARNING]\n> Turning two-factor authentication off signs you out of every device.\n"
+    rt = synced_with(db_url, tmp_path / "quoted", {"security.md": page})
+    answer = ask(rt, "what happens when i turn off two-factor authentication")
+    assert "> Warning: Turning two-factor authentication off signs you out of every device." in answer.answer
+    assert "> >" not in answer.answer
+
+
 def test_a_four_page_folder_answers_paraphrases_and_abstains_on_what_it_does_not_cover(db_url, tmp_path):
     pages = {
         "refunds.md": "# Refunds\n\nOnce we receive your return, the money goes back to your original payment method "

@@ -162,6 +162,9 @@ def introduced(chosen: list[Candidate]) -> list[Candidate]:
     return chosen + more
 
 
+_QUOTE_MARK = re.compile(r"^(?:>\s?)+")
+
+
 def quote(p: Passage, i: int, header: int | None, excerpt: str) -> Segment:
     """One cited line; a table's first quoted row comes with the table's header, cited too, so its cells keep
     their meaning (later rows of the same table follow it without repeating the header). Prose shows the
@@ -173,7 +176,7 @@ def quote(p: Passage, i: int, header: int | None, excerpt: str) -> Segment:
             return Segment(text, (row,))
         head = p.blocks[header : header + 2]
         return Segment("\n".join([*head, text]), (Citation(p.index, header, header + 2, "".join(head), p.source), row))
-    return Segment(f"> {excerpt}", (row,))
+    return Segment(f"> {_QUOTE_MARK.sub('', excerpt)}", (row,))  # a quoted paragraph of the docs: one quote mark
 
 
 def excerpt(text: str, answers: Callable[[str], int]) -> str:
