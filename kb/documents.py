@@ -47,6 +47,10 @@ def title_from_filename(stem: str) -> str:
     return re.sub(r"[-_]+", " ", stem).strip().capitalize() or stem
 
 
+# A Markdown quote's marks at a line's start ("> ", "> > "): a quoted paragraph keeps the first line's, as written.
+QUOTE_MARK = re.compile(r"^(?:>\s?)+")
+
+
 # A superscript number right after a number is its power: "2<sup>31</sup>-1" shows 2³¹-1, read "2^31-1", not "231-1"
 # (a number the answerer would quote as one). After a word it is a footnote's mark or a unit's ("m<sup>2</sup>").
 POWER = re.compile(r"(?<=\d)<sup>\s*(-?\d+)\s*</sup>")

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from bot.agent.evidence import Passage
 from bot.agent.types import Citation, Segment
 from kb.coverage import GENERIC_ZIPF, zipf
+from kb.documents import QUOTE_MARK
 from kb.screening import speaks_to_assistant
 from kb.serving import ServingIndex
 from kb.tokens import Tokenizer
@@ -162,9 +163,6 @@ def introduced(chosen: list[Candidate]) -> list[Candidate]:
     return chosen + more
 
 
-_QUOTE_MARK = re.compile(r"^(?:>\s?)+")
-
-
 def quote(p: Passage, i: int, header: int | None, excerpt: str) -> Segment:
     """One cited line; a table's first quoted row comes with the table's header, cited too, so its cells keep
     their meaning (later rows of the same table follow it without repeating the header). Prose shows the
@@ -176,7 +174,7 @@ def quote(p: Passage, i: int, header: int | None, excerpt: str) -> Segment:
             return Segment(text, (row,))
         head = p.blocks[header : header + 2]
         return Segment("\n".join([*head, text]), (Citation(p.index, header, header + 2, "".join(head), p.source), row))
-    return Segment(f"> {_QUOTE_MARK.sub('', excerpt)}", (row,))  # a quoted paragraph of the docs: one quote mark
+    return Segment(f"> {QUOTE_MARK.sub('', excerpt)}", (row,))  # a quoted paragraph of the docs: one quote mark
 
 
 def excerpt(text: str, answers: Callable[[str], int]) -> str:

@@ -30,7 +30,7 @@ from markdown_it.common.utils import normalizeReference
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from kb.anchors import Anchors, front_matter_path, split_explicit_id
-from kb.documents import POWER, Document, Line, LoadError, Section, introducing, title_from_filename
+from kb.documents import POWER, QUOTE_MARK, Document, Line, LoadError, Section, introducing, title_from_filename
 
 _md = MarkdownIt("commonmark", {"html": True}).use(front_matter_plugin).enable("table")
 
@@ -136,13 +136,12 @@ def _lines(
         # a tag on a line of its own opens or closes a tab or a hint, even with no blank line around it
         end = min(next((j for j in range(i + 1, paragraph_end) if _LONE_TAG.match(lines[j])), paragraph_end), stop)
         first, *rest = (_text_of(_COMMENT.sub("", line)).strip() for line in lines[i:end])
-        rest = [_QUOTE_MARK.sub("", line) for line in rest]  # a quoted paragraph's next lines: "> ..." again
+        rest = [QUOTE_MARK.sub("", line) for line in rest]  # a quoted paragraph's next lines: "> ..." again
         out.append(Line(i + 1, _as_shown(" ".join(t for t in [first, *rest] if t), references), end if end > i + 1 else 0))
         i = end
     return [line for line in out if line.text]
 
 
-_QUOTE_MARK = re.compile(r"^(?:>\s?)+")
 # A docs generator's syntax around the text, not text: MDX's import and export lines, Liquid's and Hugo's tags
 # ("{% hint style="info" %}", "{{< note >}}") and an admonition's fences (Docusaurus' ":::tip Good to know", MkDocs'
 # '!!! note "Title"'), whose title, when it has one, is kept to introduce the lines it fences.
