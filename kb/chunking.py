@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from kb.documents import Document, Line
+from kb.documents import SENTENCE_BREAK, Document, Line
 
 MAX_WORDS = 220
 OVERLAP_WORDS = 40
@@ -77,13 +77,27 @@ def chunk_document(doc: Document, max_words: int = MAX_WORDS, overlap_words: int
 def _split_long_lines(lines: list[Line], limit: int) -> list[Line]:
     out: list[Line] = []
     for line in lines:
-        words = line.text.split()
-        if len(words) <= limit:
+        if len(line.text.split()) <= limit:
             out.append(line)
             continue
-        for i in range(0, len(words), limit):
-            out.append(Line(line.number, " ".join(words[i : i + limit]), line.last))
+        out += (Line(line.number, piece, line.last) for piece in _pieces(line.text, limit))
     return out
+
+
+def _pieces(text: str, limit: int) -> list[str]:
+    """A long paragraph in pieces of at most `limit` words, cut where a sentence ends, so a piece quoted alone reads
+    from a sentence's start ("tuple in the table's heap. For shorter length variable-" was a piece); a sentence longer
+    than that is cut between words."""
+    pieces: list[list[str]] = [[]]
+    for sentence in SENTENCE_BREAK.split(text):
+        words = sentence.split()
+        if pieces[-1] and len(pieces[-1]) + len(words) > limit:
+            pieces.append([])
+        for start in range(0, len(words), limit):  # a sentence over the limit: cut between words
+            if start:
+                pieces.append([])
+            pieces[-1] += words[start : start + limit]
+    return [" ".join(piece) for piece in pieces if piece]
 
 
 def _windows(lines: list[Line], max_words: int, overlap_words: int) -> list[list[Line]]:

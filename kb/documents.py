@@ -51,6 +51,11 @@ def title_from_filename(stem: str) -> str:
 QUOTE_MARK = re.compile(r"^(?:>\s?)+")
 
 
+# Where a sentence ends and the next begins: a full stop, "!" or "?" and a space before a capital, a number, a
+# bracket or a quote ("e.g. the" and "v1.2.3" go on).
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(`\"'])")
+
+
 # A superscript number right after a number is its power: "2<sup>31</sup>-1" shows 2³¹-1, read "2^31-1", not "231-1"
 # (a number the answerer would quote as one). After a word it is a footnote's mark or a unit's ("m<sup>2</sup>").
 POWER = re.compile(r"(?<=\d)<sup>\s*(-?\d+)\s*</sup>")

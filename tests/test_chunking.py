@@ -46,6 +46,16 @@ def test_one_enormous_line_is_split_but_keeps_its_line_number():
     assert {line.number for c in chunks for line in c.lines} == {3}
 
 
+def test_a_paragraph_too_long_for_a_chunk_is_cut_where_a_sentence_ends():
+    sentences = [f"Sentence {n} says {'more ' * 12}here." for n in range(20)]  # 20 sentences of 16 words
+    doc = load_markdown("# T\n\n" + " ".join(sentences) + "\n", "t")
+    pieces = [line.text for c in chunk_document(doc, max_words=100, overlap_words=0) for line in c.lines]
+    assert len(pieces) > 1
+    assert all(p.startswith("Sentence ") and p.endswith("here.") for p in pieces), "no piece starts or ends mid-sentence"
+    assert " ".join(pieces) == " ".join(sentences), "every word kept, in order"
+    assert all(len(p.split()) <= 50 for p in pieces)
+
+
 def test_index_text_carries_title_and_heading_so_short_chunks_are_found():
     doc = load_markdown("# Refunds\n\n## Refund window\n\n30 days.\n", "r")
     chunk = chunk_document(doc)[0]

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from bot.agent.evidence import Passage
 from bot.agent.types import Citation, Segment
 from kb.coverage import GENERIC_ZIPF, zipf
-from kb.documents import QUOTE_MARK
+from kb.documents import QUOTE_MARK, SENTENCE_BREAK
 from kb.screening import speaks_to_assistant
 from kb.serving import ServingIndex
 from kb.tokens import Tokenizer
@@ -61,7 +61,6 @@ def header_of(blocks: list[str], i: int) -> int | None:
     return None
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(`\"'])")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]*)[^)]*\)")
 _NAME = re.compile(r"\b[A-Z][\w+-]*(?:\s+[A-Z][\w+-]*)*")
 
@@ -182,7 +181,7 @@ def excerpt(text: str, answers: Callable[[str], int]) -> str:
     at most MAX_SENTENCES and the one sentence between two of them, "…" where some are left out; a short line whole."""
     if len(text) <= LONG_LINE or text.startswith("|"):
         return text
-    sentences = _SENTENCE.split(text)
+    sentences = SENTENCE_BREAK.split(text)
     hits = [answers(x) for x in sentences]
     keep = sorted(sorted(range(len(sentences)), key=lambda n: (-hits[n], n))[:MAX_SENTENCES])
     keep = [n for n in keep if hits[n]] or [0]

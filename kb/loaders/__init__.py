@@ -12,7 +12,8 @@ from pathlib import PurePosixPath
 
 from kb.documents import Document, Line, Section, title_from_filename
 
-# Raise when a loader reads the same file differently: the next sync re-indexes every page with it.
+# Raise when a loader reads the same file differently, or kb.chunking cuts it otherwise: the next sync re-indexes every
+# page with it.
 # 5: an HTML theme's sidebar and a <title>'s site name left out, code fenced; Markdown without its generator's syntax
 # 6: Markdown without link reference definitions, MkDocs' admonition and tab text read as text, not code;
 #    reStructuredText with Sphinx's directives read as their text and its roles as the text they show
@@ -23,7 +24,8 @@ from kb.documents import Document, Line, Section, title_from_filename
 #    MDX comments, components inside a paragraph and attribute lists; HTML's <br> parts words ("-p<br>plain" was
 #    "-pplain"); a power after a number as one ("2^31", not "231"); an article's <header> read (its h1), and a heading
 #    whose id says "sidebar" kept
-LOADERS_VERSION = 8
+# 9: a paragraph too long for one chunk is cut where a sentence ends, not mid-sentence (kb.chunking)
+LOADERS_VERSION = 9
 
 
 def load_text(text: str, path: str, style: str | None = None) -> Document:
