@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kb.frequency import zipf
+
 
 @dataclass(frozen=True)
 class Line:
@@ -59,6 +61,40 @@ SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(`\"'])")
 # A superscript number right after a number is its power: "2<sup>31</sup>-1" shows 2³¹-1, read "2^31-1", not "231-1"
 # (a number the answerer would quote as one). After a word it is a footnote's mark or a unit's ("m<sup>2</sup>").
 POWER = re.compile(r"(?<=\d)<sup>\s*(-?\d+)\s*</sup>")
+
+
+SUFFIXES = frozenset({"s", "es", "ed", "ing"})  # an ending written after a name's tag ends the name's word
+LONGEST_WORD = 30  # letters: a longer reading is not a word, so no run of tags costs more than this a string
+
+
+def segment(pieces: list[str]) -> list[bool]:
+    """Whether each boundary between these strings of letters is inside a word, by the most likely reading as English
+    words: Norvig's word segmentation ("Natural Language Corpus Data", Beautiful Data, 2009), where a reading's
+    likelihood is the product of its words' probabilities and an unknown word's is 10 / (N x 10^length); wordfreq's
+    Zipf values give log10 of a word's frequency per 10^9 words. "E|dit" is "Edit", "menu|Edit" two words."""
+    best: list[tuple[float, int]] = [(0.0, 0)]  # the best reading of pieces[:end]: its log10 likelihood, its last word's start
+    for end in range(1, len(pieces) + 1):
+        start, word, readings = end - 1, pieces[end - 1], []
+        while True:
+            if start == 0 or pieces[start].lower() not in SUFFIXES:  # "<code>Hasher</code>s" is one word
+                readings.append((best[start][0] + _log_likelihood(word), start))
+            if start == 0 or len(word) + len(pieces[start - 1]) > LONGEST_WORD:
+                break
+            start -= 1
+            word = pieces[start] + word
+        best.append(max(readings))
+    joined, end = [True] * (len(pieces) - 1), len(pieces)
+    while end > 0:  # back from the last word: a word's first piece is parted from the one before it
+        start = best[end][1]
+        if start:
+            joined[start - 1] = False
+        end = start
+    return joined
+
+
+def _log_likelihood(word: str) -> float:
+    frequency = zipf(word.lower())
+    return frequency - 9 if frequency > 0 else 1 - 9 - len(word)
 
 
 def introducing(title: str) -> str:

@@ -401,6 +401,21 @@ def test_html_a_line_break_parts_words_and_a_power_is_read_as_one():
     ]
 
 
+def test_html_a_word_parted_by_tags_is_read_whole_and_words_a_tag_glues_are_read_apart():
+    doc = load_html(
+        '<main><h2>Report - <span class="accel">H</span>elp Menu</h2>'
+        '<p>Open the menu<span class="guimenu"><span class="accel">E</span>dit</span> → '
+        '<span class="guimenuitem">Pr<span class="accel">e</span>ferences</span>in the <em>I</em>ncome tab.</p>'
+        "<p>Both <code>Hasher</code>s and <code>fmt</code><code>Arguments</code>.</p></main>",
+        "docbook",
+    )
+    assert doc.sections[-1].heading == "Report - Help Menu"  # was "Report - H elp Menu"
+    assert [line.text for line in doc.sections[-1].lines] == [
+        "Open the menu Edit → Preferences in the Income tab.",  # was "menuE dit → Pr e ferencesin the I ncome"
+        "Both Hashers and fmt Arguments.",  # an ending after a name's tag is the name's; two names are two words
+    ]
+
+
 def test_an_html_code_block_is_fenced_as_markdown_writes_one():
     doc = load_html(
         "<main>\n<h2>Config</h2>\n<p>Add to ~/.ssh/config:</p>\n<pre>Host *\n  ServerAliveInterval 10</pre>\n</main>", "x"

@@ -24,7 +24,8 @@ from kb.documents import Document, Line, Section, title_from_filename
 #    MDX comments, components inside a paragraph and attribute lists; HTML's <br> parts words ("-p<br>plain" was
 #    "-pplain"); a power after a number as one ("2^31", not "231"); an article's <header> read (its h1), and a heading
 #    whose id says "sidebar" kept
-# 9: a paragraph too long for one chunk is cut where a sentence ends, not mid-sentence (kb.chunking)
+# 9: a paragraph too long for one chunk is cut where a sentence ends, not mid-sentence (kb.chunking); in HTML a word
+#    parted by tags is read whole ("<span>E</span>dit": "Edit") and words a tag glues are read apart ("menuEdit")
 LOADERS_VERSION = 9
 
 

@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from kb.anchors import Anchors
-from kb.documents import POWER, Document, Line, Section, introducing, title_from_filename
+from kb.documents import POWER, Document, Line, Section, introducing, segment, title_from_filename
 
 _CHROME = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "iframe", "svg"]
 # Words of a class or id that name a site's navigation box ("sphinxsidebar", "bd-sidebar-primary", "navbar-nav").
@@ -28,6 +28,9 @@ _CHROME = ["script", "style", "noscript", "template", "nav", "header", "footer",
 _CHROME_WORDS = frozenset({"sidebar", "sphinxsidebar", "sidenav", "navbar", "breadcrumb", "breadcrumbs"})
 _WORD_SPLIT = re.compile(r"[-_\s]+")
 _LINK_DENSITY = 0.5
+_SPACES = re.compile(r"\s+")
+_TRAILING_LETTERS = re.compile(r"[A-Za-z]*$")  # English letters: the words kb.documents.segment knows
+_LEADING_LETTERS = re.compile(r"^[A-Za-z]*")
 FENCE = "```"
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _BLOCKS = _HEADINGS | {
@@ -92,7 +95,7 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
     for el in main.find_all(_BLOCKS):
         if el.name in _HEADINGS:
             flush()
-            heading = el.get_text(" ", strip=True)
+            heading = _SPACES.sub(_one_space, _joined([(" ", text) for text in el.strings])).strip()
             if el.name == "h1" and not h1:
                 h1 = heading
             sections.append(Section(int(el.name[1]), heading, anchors(heading, str(el.get("id") or "") or None)))
@@ -201,15 +204,62 @@ def _is_chrome_box(tag: Tag) -> bool:
     return text == 0 or linked >= _LINK_DENSITY * text
 
 
+def _one_space(spaces: re.Match) -> str:
+    """A heading's run of spaces as one, where it holds a space: a no-break space within a string stays ("6.2.\xa0Options",
+    as in the page's <title>)."""
+    return " " if any(c in " \t\n\r\f\v" for c in spaces[0]) else spaces[0]
+
+
 def _own_text(el: Tag) -> str:
-    """The element's text without that of nested blocks, which are read on their own."""
-    parts: list[str] = []
+    """The element's text without that of nested blocks, which are read on their own: its own strings as written,
+    and the strings inside each inline child parted by a space."""
+    strings: list[tuple[str, str]] = []  # (what goes before it, the string)
     for child in el.children:
         if isinstance(child, Comment):
             continue
         if isinstance(child, NavigableString):
-            parts.append(str(child))
+            strings.append(("", str(child)))
         elif isinstance(child, Tag) and child.name not in _BLOCKS:
-            parts.append(child.get_text(" " if el.name != "pre" else ""))
-    text = "".join(parts)
-    return text.strip("\n") if el.name == "pre" else " ".join(text.split())
+            strings += (("" if n == 0 or el.name == "pre" else " ", text) for n, text in enumerate(child.strings))
+    if el.name == "pre":
+        return "".join(text for _, text in strings).strip("\n")
+    return " ".join(_joined(strings).split())
+
+
+def _joined(strings: list[tuple[str, str]]) -> str:
+    """Strings joined by what goes before each, but where a tag parts two letters: there the word is whole or two
+    words, as the more likely reading says. DocBook marks a menu's access key (`<span class="accel">E</span>dit`)
+    and a first letter (`<em>I</em>ncome`) inside the word, and a page may leave out the space before a tag
+    ("from the menu<span>Edit</span>"): read "Edit", "Income", "menu Edit", not "E dit", "I ncome", "menuEdit"."""
+    out = [text for _, text in strings[:1]]
+    run: list[int] = []  # places in `out` of the strings a word may span, tag to tag, letter to letter
+    for before, text in strings[1:]:
+        if _letters(out[-1][-1:]) and _letters(text[:1]):
+            run = run or [len(out) - 1]
+            run.append(len(out))
+        else:
+            _settle(out, run)
+            run = []
+            out.append(before)
+        out.append(text)
+        if not _letters(text):  # a word that ends inside this string ends the run
+            _settle(out, run)
+            run = []
+    _settle(out, run)
+    return "".join(out)
+
+
+def _letters(text: str) -> bool:
+    return text.isascii() and text.isalpha()
+
+
+def _settle(out: list[str], run: list[int]) -> None:
+    """Put a space, or nothing, before each string of the run after its first (kb.documents.segment)."""
+    if not run:
+        return
+    first, last = out[run[0]], out[run[-1]]
+    head = len(first) - len(_TRAILING_LETTERS.search(first)[0])  # type: ignore[index]
+    tail = len(_LEADING_LETTERS.match(last)[0])  # type: ignore[index]
+    pieces = [first[head:], *(out[i] for i in run[1:-1]), last[:tail]]
+    for i, joined in zip(run[1:], segment(pieces)):
+        out[i] = ("" if joined else " ") + out[i]
