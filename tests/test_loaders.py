@@ -35,6 +35,14 @@ def test_markdown_lines_keep_their_source_line_numbers():
     assert [(line.number, line.text) for line in section.lines] == [(8, "first line"), (10, "second line")]
 
 
+def test_markdown_a_thematic_break_is_not_a_line_and_a_setext_underline_still_makes_a_heading():
+    doc = load_markdown("# T\n\nBefore.\n\n---\n\nAfter.\n\n* * *\n\nSetext\n------\n\nBelow.\n", "t")
+    assert [(s.heading, [line.text for line in s.lines]) for s in doc.sections] == [
+        ("T", ["Before.", "After."]),  # "---" and "* * *" were lines of their own
+        ("Setext", ["Below."]),
+    ]
+
+
 def test_a_paragraph_wrapped_over_several_lines_is_one_line_numbered_by_its_first():
     text = (
         "# T\n\nIf true, npm will not exit with an error code when `run` is invoked for a\n"

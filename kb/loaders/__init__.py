@@ -25,7 +25,8 @@ from kb.documents import Document, Line, Section, title_from_filename
 #    "-pplain"); a power after a number as one ("2^31", not "231"); an article's <header> read (its h1), and a heading
 #    whose id says "sidebar" kept
 # 9: a paragraph too long for one chunk is cut where a sentence ends, not mid-sentence (kb.chunking); in HTML a word
-#    parted by tags is read whole ("<span>E</span>dit": "Edit") and words a tag glues are read apart ("menuEdit")
+#    parted by tags is read whole ("<span>E</span>dit": "Edit") and words a tag glues are read apart ("menuEdit");
+#    a Markdown thematic break ("---") is no line
 LOADERS_VERSION = 9
 
 

@@ -50,6 +50,7 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
     code: set[int] = set()  # lines of code blocks, kept exactly as written
     wrapped: dict[int, int] = {}  # a paragraph written over several lines: its first line -> the line after it
     shown: set[int] = set()  # lines some block holds: outside them are blank lines and link reference definitions
+    rules: set[int] = set()  # thematic breaks ("---", "***"): a line drawn across the page, no text
     for i, tok in enumerate(tokens):
         if tok.level == 0 and tok.map:
             shown.update(range(*tok.map))
@@ -66,6 +67,8 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
             code.update(range(*tok.map))
         elif tok.type == "paragraph_open" and tok.map and tok.map[1] - tok.map[0] > 1:
             wrapped[tok.map[0]] = tok.map[1]
+        elif tok.type == "hr" and tok.map:
+            rules.update(range(*tok.map))
         elif tok.type == "html_block" and tok.map:
             raw_html.append((tok.map[0], tok.map[1]))
         elif tok.type == "heading_open" and tok.map:
@@ -73,7 +76,7 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
             text_of = "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
             headings.append((tok.map[0], tok.map[1], int(tok.tag[1]), text_of.strip() or inline.content.strip()))
 
-    lines = [line if n in shown else "" for n, line in enumerate(text.splitlines())]
+    lines = [line if n in shown and n not in rules else "" for n, line in enumerate(text.splitlines())]
     for start, stop in raw_html:
         lines[start:stop] = _html_block(lines[start:stop])
     title = str(meta.get("title") or "").strip()
