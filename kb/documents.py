@@ -78,7 +78,7 @@ def segment(pieces: list[str]) -> list[bool]:
         while True:
             if start == 0 or pieces[start].lower() not in SUFFIXES:  # "<code>Hasher</code>s" is one word
                 readings.append((best[start][0] + _log_likelihood(word), start))
-            if start == 0 or len(word) + len(pieces[start - 1]) > LONGEST_WORD:
+            if start == 0 or (readings and len(word) + len(pieces[start - 1]) > LONGEST_WORD):
                 break
             start -= 1
             word = pieces[start] + word

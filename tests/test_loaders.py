@@ -424,6 +424,12 @@ def test_html_a_word_parted_by_tags_is_read_whole_and_words_a_tag_glues_are_read
     ]
 
 
+def test_html_a_name_longer_than_any_word_keeps_the_ending_after_its_tag():
+    name = "AbstractSingletonProxyFactoryBeanBuilder"  # 40 letters: no reading of it is an English word
+    doc = load_html(f"<main><p>Two <code>{name}</code>s and <code>{name}</code><em>Impl</em>.</p></main>", "long")
+    assert [line.text for line in doc.sections[-1].lines] == [f"Two {name}s and {name} Impl."]
+
+
 def test_an_html_code_block_is_fenced_as_markdown_writes_one():
     doc = load_html(
         "<main>\n<h2>Config</h2>\n<p>Add to ~/.ssh/config:</p>\n<pre>Host *\n  ServerAliveInterval 10</pre>\n</main>", "x"
