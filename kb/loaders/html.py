@@ -13,6 +13,7 @@ as Markdown writes one, so what reads the lines knows a code block from prose.
 from __future__ import annotations
 
 import re
+import string
 from pathlib import PurePosixPath
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
@@ -29,8 +30,7 @@ _CHROME_WORDS = frozenset({"sidebar", "sphinxsidebar", "sidenav", "navbar", "bre
 _WORD_SPLIT = re.compile(r"[-_\s]+")
 _LINK_DENSITY = 0.5
 _SPACES = re.compile(r"\s+")
-_TRAILING_LETTERS = re.compile(r"[A-Za-z]*$")  # English letters: the words kb.documents.segment knows
-_LEADING_LETTERS = re.compile(r"^[A-Za-z]*")
+_ENGLISH = string.ascii_letters  # the letters of the words kb.documents.segment knows
 FENCE = "```"
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _BLOCKS = _HEADINGS | {
@@ -258,8 +258,7 @@ def _settle(out: list[str], run: list[int]) -> None:
     if not run:
         return
     first, last = out[run[0]], out[run[-1]]
-    head = len(first) - len(_TRAILING_LETTERS.search(first)[0])  # type: ignore[index]
-    tail = len(_LEADING_LETTERS.match(last)[0])  # type: ignore[index]
-    pieces = [first[head:], *(out[i] for i in run[1:-1]), last[:tail]]
+    head, tail = first[len(first.rstrip(_ENGLISH)) :], last[: len(last) - len(last.lstrip(_ENGLISH))]
+    pieces = [head, *(out[i] for i in run[1:-1]), tail]
     for i, joined in zip(run[1:], segment(pieces)):
         out[i] = ("" if joined else " ") + out[i]
