@@ -322,6 +322,72 @@ def test_html_keeps_a_box_named_sidebar_when_its_text_is_prose():
     ]
 
 
+def test_html_a_sidebar_is_judged_by_the_links_its_own_navigation_holds():
+    page = (
+        '<main><div class="bd-sidebar-secondary"><div class="page-toc">Contents</div><nav><ul>'
+        '<li><a href="#synopsis">Synopsis</a></li><li><a href="#configuration">Configuration</a></li></ul></nav></div>'
+        "<article><h1>npm ci</h1><p>Clean install a project.</p></article></main>"
+    )
+    doc = load_html(page, "npm-ci")
+    assert [line.text for s in doc.sections for line in s.lines] == ["Clean install a project."]
+
+
+def test_html_buttons_are_controls_not_text():
+    page = (
+        '<main><div class="header-article"><button data-mode="light">Light</button><button>Dark</button>'
+        '<div class="dropdown dropdown-download-buttons"><ul class="dropdown-menu"><li><a href="_sources/zlib.md">.md</a>'
+        '</li><li><button onclick="window.print()">.pdf</button></li></ul></div></div>'
+        '<h1>Zlib <button id="copy-path" title="Copy item path to clipboard">Copy item path</button></h1>'
+        '<pre><code>zlib.crc32("hello");</code><button class="copy-button">copy</button></pre>'
+        "<p>Was this page helpful? <button>Yes</button> <button>No</button></p></main>"
+    )
+    doc = load_html(page, "zlib")
+    assert headings(doc) == [(1, "Zlib", "zlib")]
+    assert [line.text for s in doc.sections for line in s.lines] == [
+        "```",
+        'zlib.crc32("hello");',
+        "```",
+        "Was this page helpful?",
+    ]
+
+
+def test_html_a_button_that_opens_a_panel_or_is_its_heading_is_read_as_its_title():
+    page = (
+        '<main><h2 class="accordion-header"><button class="accordion-button">Can I pay yearly?</button></h2>'
+        "<div><p>Yes, with two months free.</p></div>"
+        '<button class="accordion" aria-expanded="false">Is there a trial?</button>'
+        '<div class="panel"><p>14 days, no card needed.</p></div></main>'
+    )
+    doc = load_html(page, "faq")
+    assert headings(doc) == [(2, "Can I pay yearly?", "can-i-pay-yearly")]
+    assert [line.text for line in doc.sections[-1].lines] == [
+        "Yes, with two months free.",
+        "Is there a trial?",
+        "14 days, no card needed.",
+    ]
+
+
+def test_html_text_right_inside_a_box_beside_blocks_is_read_where_it_stands():
+    page = (
+        "<html><body><h1>zlib Usage Example</h1>\nWe often get questions about <i>deflate()</i>.\n"
+        "<pre>deflate(strm, Z_FINISH);</pre>\nor like this:\n<pre>inflate(strm, Z_NO_FLUSH);</pre>"
+        "<div>See also <a href='faq.html'>the FAQ</a>.<p>Version 1.3.</p></div></body></html>"
+    )
+    doc = load_html(page, "zlib_how")
+    assert [(line.number, line.text) for line in doc.sections[-1].lines] == [
+        (2, "We often get questions about deflate()."),
+        (3, "```"),
+        (3, "deflate(strm, Z_FINISH);"),
+        (3, "```"),
+        (4, "or like this:"),
+        (5, "```"),
+        (5, "inflate(strm, Z_NO_FLUSH);"),
+        (5, "```"),
+        (5, "See also the FAQ."),
+        (5, "Version 1.3."),
+    ]
+
+
 def test_html_title_leaves_out_the_site_name_every_page_shares():
     def title(html: str) -> str:
         return load_html(html, "page").title

@@ -27,7 +27,10 @@ from kb.documents import Document, Line, Section, title_from_filename
 # 9: a paragraph too long for one chunk is cut where a sentence ends, not mid-sentence (kb.chunking); in HTML a word
 #    parted by tags is read whole ("<span>E</span>dit": "Edit") and words a tag glues are read apart ("menuEdit");
 #    a Markdown thematic break ("---") is no line
-LOADERS_VERSION = 9
+# 10: in HTML a button is not text (a code block's "copy", a theme's "Light" / "Dark"), but for one that opens a panel
+#    or is its heading's whole text; a box named a sidebar is judged with the links of its own <nav>; text right
+#    inside a box beside blocks is read where it stands, and right inside the main box at all
+LOADERS_VERSION = 10
 
 
 def load_text(text: str, path: str, style: str | None = None) -> Document:

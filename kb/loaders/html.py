@@ -21,12 +21,13 @@ from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 from kb.anchors import Anchors
 from kb.documents import POWER, Document, Line, Section, introducing, segment, title_from_filename
 
-_CHROME = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "iframe", "svg"]
+_HIDDEN = ["script", "style", "noscript", "template"]
+_CHROME = ["nav", "header", "footer", "aside", "form", "iframe", "svg"]
 # Words of a class or id that name a site's navigation box ("sphinxsidebar", "bd-sidebar-primary", "navbar-nav").
 # Not "header" (asciidoc's id="header" holds a man page's NAME line), "menu" (DocBook's class="guimenu" names a menu
 # in the text) nor "footer": DocBook's navfooter links a page's neighbours, which in GIMP's manual are its family (the
 # other blur filters), and GIMP's page recall@5 fell 32/40 -> 28/40 without them (bench/retrieval.py).
-_CHROME_WORDS = frozenset({"sidebar", "sphinxsidebar", "sidenav", "navbar", "breadcrumb", "breadcrumbs"})
+_CHROME_WORDS = frozenset({"sidebar", "sphinxsidebar", "sidenav", "navbar", "breadcrumb", "breadcrumbs", "dropdown"})
 _WORD_SPLIT = re.compile(r"[-_\s]+")
 _LINK_DENSITY = 0.5
 _SPACES = re.compile(r"\s+")
@@ -68,17 +69,23 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
     for br in soup.find_all("br"):  # a line break between words, not glue: "rows.<br>Next" is not "rows.Next"
         br.replace_with("\n" if br.find_parent("pre") else " ")
     page_title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    for tag in soup.find_all(_HIDDEN):
+        tag.decompose()
+    _label_tab_panels(soup)  # before the buttons go: a tab's label may be one
+    for tag in soup.find_all(_is_chrome_box):  # before its <nav> goes: the links in it are what tell it apart
+        if not tag.decomposed:
+            tag.decompose()
     for tag in soup.find_all(_CHROME):
+        if tag.decomposed:
+            continue
         if tag.name != "header" or tag.find_parent(["article", "main"]) is None:  # an article's header is its title
             tag.decompose()
     for tag in soup.find_all(attrs={"role": ["navigation", "banner", "contentinfo"]}):  # type: ignore[call-overload]
         tag.decompose()
+    for tag in soup.find_all(_is_control):
+        tag.decompose()
     for tag in soup.find_all(_is_permalink):
         tag.decompose()
-    for tag in soup.find_all(_is_chrome_box):
-        if not tag.decomposed:
-            tag.decompose()
-    _label_tab_panels(soup)
     by_role = soup.find(attrs={"role": "main"})  # type: ignore[call-overload]
     main = soup.find("main") or by_role or soup.find("article") or soup.body or soup
 
@@ -92,6 +99,7 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
             sections[-1].lines.append(Line(number, term))
         terms.clear()
 
+    _wrap_loose_text(soup, main)
     for el in main.find_all(_BLOCKS):
         if el.name in _HEADINGS:
             flush()
@@ -121,6 +129,48 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
 
 # " — ", " | ", " - ", " :: " and the like between a page's name and its site's in a <title>.
 _TITLE_PARTS = re.compile(r"\s+(?:[—–|·»]|::?|-{1,2})\s+")
+
+
+def _wrap_loose_text(soup: BeautifulSoup, main: Tag) -> None:
+    """Text that stands right inside a box beside blocks ("<body>We often get questions...<pre>", "<div>Intro<ul>")
+    becomes a paragraph of its own where it stands: read as the box's own text it went before the box's blocks, or,
+    right inside the page's main box, was not read at all."""
+    for box in [main, *main.find_all(_BLOCKS)]:
+        if box.name in _HEADINGS or box.name == "pre":
+            continue
+        children = list(box.children)
+        if not any(isinstance(c, Tag) and c.name in _BLOCKS for c in children):
+            continue
+        run: list = []
+        for child in [*children, None]:
+            if child is not None and not (isinstance(child, Tag) and child.name in _BLOCKS):
+                run.append(child)
+                continue
+            if any(_text_of(c).strip() for c in run):
+                paragraph = soup.new_tag("p")
+                paragraph.sourceline = _line_of(run[0], box)
+                run[0].insert_before(paragraph)
+                for c in run:
+                    paragraph.append(c.extract())
+            run = []
+
+
+def _line_of(node, box: Tag) -> int:
+    """The source line a node starts on; a string has none of its own, so it is counted on from the tag before it."""
+    if isinstance(node, Tag):
+        return node.sourceline or 1
+    text = str(node)
+    newlines = text[: len(text) - len(text.lstrip())].count("\n")
+    before = node.previous_sibling
+    if isinstance(before, Tag) and before.sourceline:
+        return before.sourceline + str(before).count("\n") + newlines
+    return (box.sourceline or 1) + newlines
+
+
+def _text_of(node) -> str:
+    if isinstance(node, Comment):
+        return ""
+    return node.get_text() if isinstance(node, Tag) else str(node)
 
 
 def _own_title(title: str, h1: str) -> str:
@@ -191,6 +241,16 @@ def _is_permalink(tag: Tag) -> bool:
     return text.lower() in PERMALINK_WORDS or not any(ch.isalnum() for ch in text)
 
 
+def _is_control(tag: Tag) -> bool:
+    """A button is a control, not content: a code block's "copy", a theme's "Light" / "Dark", "Print to PDF", "Copy item
+    path" beside a heading. Not one that opens a panel (aria-expanded: an accordion's "Is there a trial?") or that is
+    its heading's whole text: its label titles what it opens."""
+    if tag.name != "button" or tag.has_attr("aria-expanded"):
+        return False
+    heading = tag.find_parent(list(_HEADINGS))
+    return heading is None or "".join(heading.get_text().split()) != "".join(tag.get_text().split())
+
+
 def _is_chrome_box(tag: Tag) -> bool:
     """A box whose class or id names it chrome ("sphinxsidebar", "sidebar-toc") and whose text is mostly links. A
     heading is never one: its id is its own words ("Customize the sidebar" and its self-link)."""
@@ -200,7 +260,7 @@ def _is_chrome_box(tag: Tag) -> bool:
     if not any(word in _CHROME_WORDS for name in names if name for word in _WORD_SPLIT.split(name.lower())):
         return False
     text = len("".join(tag.get_text().split()))
-    linked = sum(len("".join(a.get_text().split())) for a in tag.find_all("a"))
+    linked = sum(len("".join(a.get_text().split())) for a in tag.find_all(["a", "button"]))  # links and controls
     return text == 0 or linked >= _LINK_DENSITY * text
 
 
