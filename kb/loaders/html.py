@@ -100,7 +100,7 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
         terms.clear()
 
     _wrap_loose_text(soup, main)
-    for el in main.find_all(_BLOCKS):
+    for el in _blocks(main):
         if el.name in _HEADINGS:
             flush()
             heading = _SPACES.sub(_one_space, _joined([(" ", text) for text in el.strings])).strip()
@@ -131,11 +131,16 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
 _TITLE_PARTS = re.compile(r"\s+(?:[—–|·»]|::?|-{1,2})\s+")
 
 
+def _blocks(main: Tag) -> list[Tag]:
+    """The main box's blocks in page order (what `find_all` with their names gives, without its matching per tag)."""
+    return [t for t in main.descendants if isinstance(t, Tag) and t.name in _BLOCKS]
+
+
 def _wrap_loose_text(soup: BeautifulSoup, main: Tag) -> None:
     """Text that stands right inside a box beside blocks ("<body>We often get questions...<pre>", "<div>Intro<ul>")
     becomes a paragraph of its own where it stands: read as the box's own text it went before the box's blocks, or,
     right inside the page's main box, was not read at all."""
-    for box in [main, *main.find_all(_BLOCKS)]:
+    for box in [main, *_blocks(main)]:
         if box.name in _HEADINGS or box.name == "pre":
             continue
         children = list(box.children)
