@@ -504,6 +504,17 @@ def test_an_html_code_block_is_fenced_as_markdown_writes_one():
     assert lines == [(3, "Add to ~/.ssh/config:"), (4, "```"), (4, "Host *"), (5, "ServerAliveInterval 10"), (5, "```")]
 
 
+def test_html_a_code_block_written_a_div_a_line_is_read_once():
+    page = (
+        '<main><p>It should look like this:</p><pre class="prism-code"><code>'
+        '<div class="token-line"><span>{</span><br/></div>'
+        '<div class="token-line"><span>  "private": </span><span>true</span><br/></div>'
+        '<div class="token-line"><span>}</span></div></code></pre></main>'
+    )
+    lines = [line.text for s in load_html(page, "package-json").sections for line in s.lines]
+    assert lines == ["It should look like this:", "```", "{", '"private": true', "}", "```"]
+
+
 def test_html_tabs_are_read_each_panel_under_its_label():
     aria = (  # Docusaurus: labels and panels in the same order; sphinx-tabs: each tab names its panel
         '<main><h1>Install</h1><div><ul role="tablist"><li role="tab">macOS</li><li role="tab">Windows</li></ul><div>'

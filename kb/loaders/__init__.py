@@ -29,7 +29,8 @@ from kb.documents import Document, Line, Section, title_from_filename
 #    a Markdown thematic break ("---") is no line
 # 10: in HTML a button is not text (a code block's "copy", a theme's "Light" / "Dark"), but for one that opens a panel
 #    or is its heading's whole text; a box named a sidebar is judged with the links of its own <nav>; text right
-#    inside a box beside blocks is read where it stands, and right inside the main box at all
+#    inside a box beside blocks is read where it stands, and right inside the main box at all; a block inside a <pre>
+#    is not read again on its own (Docusaurus writes a code line a <div>)
 LOADERS_VERSION = 10
 
 

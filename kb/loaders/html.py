@@ -132,8 +132,16 @@ _TITLE_PARTS = re.compile(r"\s+(?:[—–|·»]|::?|-{1,2})\s+")
 
 
 def _blocks(main: Tag) -> list[Tag]:
-    """The main box's blocks in page order (what `find_all` with their names gives, without its matching per tag)."""
-    return [t for t in main.descendants if isinstance(t, Tag) and t.name in _BLOCKS]
+    """The main box's blocks in page order (what `find_all` with their names gives, without its matching per tag), but
+    none inside a <pre>, whose text is read whole: Docusaurus writes each line of a code block as a <div>, and read on
+    its own as well each line was read twice."""
+    blocks: list[Tag] = []
+    for tag in main.descendants:
+        if isinstance(tag, Tag) and tag.name in _BLOCKS:
+            if tag.find_parent("pre") is not None:
+                continue
+            blocks.append(tag)
+    return blocks
 
 
 def _wrap_loose_text(soup: BeautifulSoup, main: Tag) -> None:
