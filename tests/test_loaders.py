@@ -10,6 +10,10 @@ def headings(doc):
     return [(s.level, s.heading, s.anchor) for s in doc.sections if s.heading]
 
 
+def texts(doc):
+    return [line.text for s in doc.sections for line in s.lines]
+
+
 def test_markdown_takes_title_and_url_from_front_matter():
     doc = load_markdown("---\ntitle: Refunds\nurl: https://x.example/refunds\n---\n\n## Window\n\n30 days.\n", "refunds")
     assert doc.title == "Refunds"
@@ -74,7 +78,7 @@ def test_markdown_leaves_out_a_docs_generators_syntax_and_keeps_its_text():
         "```js\nimport x from 'y';\n```\n"
     )
     doc = load_markdown(page, "returns.md")
-    assert [line.text for s in doc.sections for line in s.lines] == [
+    assert texts(doc) == [
         "Good to know: Return items within 30 days.",
         "Opened software cannot be returned.",
         "Gift cards are final sale.",
@@ -234,7 +238,7 @@ def test_rst_sections_nest_under_the_document_title():
 
 def test_rst_does_not_read_included_files():
     doc = load_rst("Title\n=====\n\n.. include:: /etc/passwd\n\nSafe text.\n", "t")
-    assert "root:" not in " ".join(line.text for s in doc.sections for line in s.lines)
+    assert "root:" not in " ".join(texts(doc))
 
 
 def test_rst_reads_a_sphinx_directive_docutils_does_not_know_as_the_text_sphinx_shows():
@@ -266,7 +270,7 @@ def test_rst_reads_a_sphinx_role_by_the_text_it_shows():
 
 def test_rst_never_reads_a_file_a_directive_docutils_does_not_know_names():
     doc = load_rst("Title\n=====\n\n.. literalinclude:: /etc/passwd\n   :lines: 1-3\n\nSafe text.\n", "t")
-    assert [line.text for s in doc.sections for line in s.lines] == ["Safe text."]
+    assert texts(doc) == ["Safe text."]
 
 
 def test_html_reads_main_content_without_navigation_header_or_footer():
@@ -276,7 +280,7 @@ def test_html_reads_main_content_without_navigation_header_or_footer():
     <h2 id="costs">Costs</h2><ul><li>Express costs <b>$12</b>.</li></ul></main>
     <footer>Copyright</footer></body></html>"""
     doc = load_html(html, "shipping")
-    text = " ".join(line.text for s in doc.sections for line in s.lines)
+    text = " ".join(texts(doc))
     assert doc.title == "Shipping"
     assert "Express costs $12 ." in text or "Express costs $12." in text
     assert "Home Help Store" not in text and "Copyright" not in text and "var x" not in text
@@ -290,7 +294,7 @@ def test_html_leaves_out_a_theme_sidebar_that_names_itself_only_by_its_class():
     </ul></div></div></div>
     <div class="document body"><h1>borg mount</h1><p>Mount an archive as a FUSE filesystem.</p></div></body></html>"""
     doc = load_html(html, "usage/mount.html")
-    text = " ".join(line.text for s in doc.sections for line in s.lines)
+    text = " ".join(texts(doc))
     assert text == "Mount an archive as a FUSE filesystem."
 
 
@@ -329,7 +333,7 @@ def test_html_a_sidebar_is_judged_by_the_links_its_own_navigation_holds():
         "<article><h1>npm ci</h1><p>Clean install a project.</p></article></main>"
     )
     doc = load_html(page, "npm-ci")
-    assert [line.text for s in doc.sections for line in s.lines] == ["Clean install a project."]
+    assert texts(doc) == ["Clean install a project."]
 
 
 def test_html_buttons_are_controls_not_text():
@@ -343,7 +347,7 @@ def test_html_buttons_are_controls_not_text():
     )
     doc = load_html(page, "zlib")
     assert headings(doc) == [(1, "Zlib", "zlib")]
-    assert [line.text for s in doc.sections for line in s.lines] == [
+    assert texts(doc) == [
         "```",
         'zlib.crc32("hello");',
         "```",
@@ -411,7 +415,7 @@ def test_plain_text_is_one_section_titled_by_file_name():
 
 
 def all_text(doc):
-    return " ".join([doc.title] + [s.heading for s in doc.sections] + [line.text for s in doc.sections for line in s.lines])
+    return " ".join([doc.title] + [s.heading for s in doc.sections] + texts(doc))
 
 
 def test_markdown_comments_and_html_blocks_leave_only_their_words():
@@ -511,7 +515,7 @@ def test_html_a_code_block_written_a_div_a_line_is_read_once():
         '<div class="token-line"><span>  "private": </span><span>true</span><br/></div>'
         '<div class="token-line"><span>}</span></div></code></pre></main>'
     )
-    lines = [line.text for s in load_html(page, "package-json").sections for line in s.lines]
+    lines = texts(load_html(page, "package-json"))
     assert lines == ["It should look like this:", "```", "{", '"private": true', "}", "```"]
 
 
@@ -533,7 +537,7 @@ def test_html_tabs_are_read_each_panel_under_its_label():
         '</p></div><input type="radio" id="p2" name="i"><label for="p2">conda</label><div><p>conda install x</p></div>'
         "</div></main>"
     )
-    read = [[line.text for s in load_html(page, "p.html").sections for line in s.lines] for page in (aria, radios)]
+    read = [texts(load_html(page, "p.html")) for page in (aria, radios)]
     assert read == [
         ["macOS:", "Drag the app to Applications.", "Windows:", "Run the installer.", "BSD:", "Use pkg.", "Linux:", "Use apt."],
         [

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterable
 from pathlib import PurePosixPath
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
@@ -69,23 +70,14 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
     for br in soup.find_all("br"):  # a line break between words, not glue: "rows.<br>Next" is not "rows.Next"
         br.replace_with("\n" if br.find_parent("pre") else " ")
     page_title = soup.title.get_text(" ", strip=True) if soup.title else ""
-    for tag in soup.find_all(_HIDDEN):
-        tag.decompose()
+    _drop(soup.find_all(_HIDDEN))
     _label_tab_panels(soup)  # before the buttons go: a tab's label may be one
-    for tag in soup.find_all(_is_chrome_box):  # before its <nav> goes: the links in it are what tell it apart
-        if not tag.decomposed:
-            tag.decompose()
-    for tag in soup.find_all(_CHROME):
-        if tag.decomposed:
-            continue
-        if tag.name != "header" or tag.find_parent(["article", "main"]) is None:  # an article's header is its title
-            tag.decompose()
-    for tag in soup.find_all(attrs={"role": ["navigation", "banner", "contentinfo"]}):  # type: ignore[call-overload]
-        tag.decompose()
-    for tag in soup.find_all(_is_control):
-        tag.decompose()
-    for tag in soup.find_all(_is_permalink):
-        tag.decompose()
+    _drop(soup.find_all(_is_chrome_box))  # before its <nav> goes: the links in it are what tell it apart
+    chrome = soup.find_all(_CHROME)  # an article's header is its title, not chrome
+    _drop(t for t in chrome if t.name != "header" or t.find_parent(["article", "main"]) is None)
+    _drop(soup.find_all(attrs={"role": ["navigation", "banner", "contentinfo"]}))  # type: ignore[call-overload]
+    _drop(soup.find_all(_is_control))
+    _drop(soup.find_all(_is_permalink))
     by_role = soup.find(attrs={"role": "main"})  # type: ignore[call-overload]
     main = soup.find("main") or by_role or soup.find("article") or soup.body or soup
 
@@ -129,6 +121,18 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
 
 # " — ", " | ", " - ", " :: " and the like between a page's name and its site's in a <title>.
 _TITLE_PARTS = re.compile(r"\s+(?:[—–|·»]|::?|-{1,2})\s+")
+
+
+def _drop(tags: Iterable[Tag]) -> None:
+    """Remove each tag from the page, unless it went already with a box around it."""
+    for tag in tags:
+        if not tag.decomposed:
+            tag.decompose()
+
+
+def _compact(tag: Tag) -> str:
+    """A tag's text without its spaces: what is measured of it, whatever its markup's spacing."""
+    return "".join(tag.get_text().split())
 
 
 def _blocks(main: Tag) -> list[Tag]:
@@ -261,7 +265,7 @@ def _is_control(tag: Tag) -> bool:
     if tag.name != "button" or tag.has_attr("aria-expanded"):
         return False
     heading = tag.find_parent(list(_HEADINGS))
-    return heading is None or "".join(heading.get_text().split()) != "".join(tag.get_text().split())
+    return heading is None or _compact(heading) != _compact(tag)
 
 
 def _is_chrome_box(tag: Tag) -> bool:
@@ -272,8 +276,8 @@ def _is_chrome_box(tag: Tag) -> bool:
     names = [*tag.get_attribute_list("class"), str(tag.get("id") or "")]
     if not any(word in _CHROME_WORDS for name in names if name for word in _WORD_SPLIT.split(name.lower())):
         return False
-    text = len("".join(tag.get_text().split()))
-    linked = sum(len("".join(a.get_text().split())) for a in tag.find_all(["a", "button"]))  # links and controls
+    text = len(_compact(tag))
+    linked = sum(len(_compact(a)) for a in tag.find_all(["a", "button"]))  # links and controls
     return text == 0 or linked >= _LINK_DENSITY * text
 
 
