@@ -17,7 +17,8 @@ When the question's rarest word (one wordfreq knows) is nowhere in the docs
 ("vacation", "smartwatch"), no passage can answer it. A word neither wordfreq nor
 the docs know is a typo when one edit makes it a word of the docs ("dependancies"):
 it is not counted against a passage. Otherwise it is a name the docs never mention
-("netlify"), and counts as a word like any other.
+("netlify"), and counts as a word like any other. A word in the other English's spelling
+than the docs' ("colour" where they write "color") is read in theirs (kb.spelling).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import dataclass, replace
 from kb.chatter import without_chatter
 from kb.frequency import zipf
 from kb.index import lucene_idf
+from kb.spelling import docs_spelling
 from kb.tokens import Tokenizer
 
 GENERIC_ZIPF = 5.0  # words at least this common are not a question's focus
@@ -98,12 +100,13 @@ def correction(word: str, tokenizer: Tokenizer, df_many) -> str | None:
 
 @dataclass(frozen=True)
 class Question:
-    """A question as the docs read it: its text, its words, each term's df here, and the typos it corrected."""
+    """A question as the docs read it: its text, its words, each term's df here, and the typos it corrected (and
+    the words it read in the docs' spelling)."""
 
     text: str  # as asked, without its chatter
     words: list[QuestionWord]
     df: dict[str, int]
-    corrected: dict[str, str]  # typed word -> the docs' word
+    corrected: dict[str, str]  # typed word -> the docs' word (a typo's fix, the docs' spelling of it)
     pasted: frozenset[str] = frozenset()  # terms only in the asker's code or paths that the docs never use
 
     def unknown(self) -> list[str]:
@@ -119,8 +122,9 @@ class Question:
 
 
 def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
-    """Weigh the question's words against the docs: a rare word they never use is a typo of one they do
-    (one edit away), else a name they never mention ("netlify"), which counts like any known word.
+    """Weigh the question's words against the docs: a word in the other English's spelling is read in theirs
+    ("equaliser": equalizer); a rare word they never use is a typo of one they do (one edit away), else a name they
+    never mention ("netlify"), which counts like any known word.
 
     df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants.
     """
@@ -134,16 +138,17 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
     for w in words:
         if w.term in pasted:
             continue
-        if df[w.term] == 0 and zipf(w.word) < TYPO_ZIPF:
+        fix = docs_spelling(w.word, df[w.term], tokenizer.stems, df_many)
+        if fix is None and df[w.term] == 0 and zipf(w.word) < TYPO_ZIPF:
             fix = correction(w.word, tokenizer, df_many)
             if fix is None:
                 w = replace(w, known=True)
-            else:
-                corrected[w.word] = fix
-                term = tokenizer.stems([fix])[0]
-                z = zipf(fix)
-                w = QuestionWord(fix, term, max(0.5, MAX_WEIGHT - z), z < GENERIC_ZIPF, True)
-                df[term] = df_of([term])[0]
+        if fix is not None:
+            corrected[w.word] = fix
+            term = tokenizer.stems([fix])[0]
+            z = zipf(fix)
+            w = QuestionWord(fix, term, max(0.5, MAX_WEIGHT - z), z < GENERIC_ZIPF, True)
+            df[term] = df_of([term])[0]
         out.setdefault(w.term, w)
     return Question(text, list(out.values()), df, corrected, pasted)
 

@@ -133,6 +133,11 @@ def test_the_docs_words_replace_a_typo_before_searching(rt):
     assert a.status == "answered" and "help/warranty.md" in [s.path for s in a.sources]
 
 
+def test_a_word_in_british_spelling_finds_the_page_that_spells_it_the_american_way(rt):
+    a = ask(rt, "how do i change the equaliser")
+    assert a.status == "answered" and [s.path for s in a.sources] == ["help/app-and-controls.md"]
+
+
 @pytest.mark.parametrize(
     "question",
     [
