@@ -519,6 +519,15 @@ def test_html_a_code_block_written_a_div_a_line_is_read_once():
     assert lines == ["It should look like this:", "```", "{", '"private": true', "}", "```"]
 
 
+def test_html_two_listings_in_one_code_block_are_read_on_lines_of_their_own():
+    page = (  # Node.js' docs: each example as an ES module and as CommonJS, one shown at a time
+        "<main><p>Compress a buffer:</p><pre><code class=\"language-js mjs\">import zlib from 'node:zlib';</code>"
+        "<code class=\"language-js cjs\">const zlib = require('node:zlib');</code></pre></main>"
+    )
+    lines = texts(load_html(page, "zlib"))
+    assert lines == ["Compress a buffer:", "```", "import zlib from 'node:zlib';", "const zlib = require('node:zlib');", "```"]
+
+
 def test_html_tabs_are_read_each_panel_under_its_label():
     aria = (  # Docusaurus: labels and panels in the same order; sphinx-tabs: each tab names its panel
         '<main><h1>Install</h1><div><ul role="tablist"><li role="tab">macOS</li><li role="tab">Windows</li></ul><div>'

@@ -289,15 +289,20 @@ def _one_space(spaces: re.Match) -> str:
 
 def _own_text(el: Tag) -> str:
     """The element's text without that of nested blocks, which are read on their own: its own strings as written,
-    and the strings inside each inline child parted by a space."""
+    and the strings inside each inline child parted by a space. In a <pre>, a <code> right after another is a
+    listing of its own, on its own lines: Node.js' docs write each example twice, as an ES module and as CommonJS."""
     strings: list[tuple[str, str]] = []  # (what goes before it, the string)
+    after_code = False  # the last child was a <code>
     for child in el.children:
         if isinstance(child, Comment):
             continue
         if isinstance(child, NavigableString):
             strings.append(("", str(child)))
         elif isinstance(child, Tag) and child.name not in _BLOCKS:
+            if el.name == "pre" and child.name == "code" and after_code and strings and not strings[-1][1].endswith("\n"):
+                strings.append(("", "\n"))
             strings += (("" if n == 0 or el.name == "pre" else " ", text) for n, text in enumerate(child.strings))
+        after_code = isinstance(child, Tag) and child.name == "code"
     if el.name == "pre":
         return "".join(text for _, text in strings).strip("\n")
     return " ".join(_joined(strings).split())
