@@ -528,6 +528,15 @@ def test_html_two_listings_in_one_code_block_are_read_on_lines_of_their_own():
     assert lines == ["Compress a buffer:", "```", "import zlib from 'node:zlib';", "const zlib = require('node:zlib');", "```"]
 
 
+def test_html_alternatives_a_script_shows_one_of_are_read_parted_not_glued():
+    page = (  # LibreOffice's help: a shortcut for macOS and one for the rest, each hidden until a script shows one
+        '<main><p>Choose View - Styles (<span class="switchinline"><span hidden="true" class="MAC">'
+        '<span class="keycode">Command+T</span></span><span hidden="true"><span class="keycode">F11</span></span>'
+        "</span>).</p></main>"
+    )
+    assert texts(load_html(page, "styles")) == ["Choose View - Styles (Command+T / F11)."]
+
+
 def test_html_tabs_are_read_each_panel_under_its_label():
     aria = (  # Docusaurus: labels and panels in the same order; sphinx-tabs: each tab names its panel
         '<main><h1>Install</h1><div><ul role="tablist"><li role="tab">macOS</li><li role="tab">Windows</li></ul><div>'

@@ -78,6 +78,7 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
     _drop(soup.find_all(attrs={"role": ["navigation", "banner", "contentinfo"]}))  # type: ignore[call-overload]
     _drop(soup.find_all(_is_control))
     _drop(soup.find_all(_is_permalink))
+    _part_alternatives(soup)
     by_role = soup.find(attrs={"role": "main"})  # type: ignore[call-overload]
     main = soup.find("main") or by_role or soup.find("article") or soup.body or soup
 
@@ -128,6 +129,20 @@ def _drop(tags: Iterable[Tag]) -> None:
     for tag in tags:
         if not tag.decomposed:
             tag.decompose()
+
+
+def _part_alternatives(soup: BeautifulSoup) -> None:
+    """Inline elements hidden side by side are alternatives a script shows one of: LibreOffice's help writes a shortcut
+    for macOS and one for the rest ("Command+T", "F11"), or a phrase for each of its applications, and hides all but
+    the reader's. Read them all, parted by " / ", not glued as one word ("Command+TF11")."""
+    for tag in soup.find_all(hidden=True):
+        if tag.name in _BLOCKS:  # a hidden block (a tab's panel) is read as a block of its own
+            continue
+        before = tag.previous_sibling
+        while isinstance(before, NavigableString) and not before.strip():
+            before = before.previous_sibling
+        if isinstance(before, Tag) and before.name not in _BLOCKS and before.has_attr("hidden"):
+            tag.insert_before(NavigableString(" / "))
 
 
 def _compact(tag: Tag) -> str:
