@@ -1,4 +1,4 @@
-"""Retrieval and answer figures on six real public docs sets no one here wrote, and the sample docs.
+"""Retrieval and answer figures on seven real public docs sets no one here wrote, and the sample docs.
 
     python bench/retrieval.py [--cache DIR] [--sets SET ...] [--skip-answers]
 
@@ -14,9 +14,12 @@ The docs sets come from the package registries this machine reaches, pinned:
   command reference and FAQ), fetched with `apt-get download`;
 - GnuCash's help (Debian's gnucash-docs 4.13: its Help Manual and its Tutorial and Concepts Guide, 235 DocBook HTML
   pages in help/ and guide/), a finance program's help centre for people who are not developers, fetched with
-  `apt-get download`.
-The questions of the last three were written after every constant of the search was chosen: nothing was fitted
-to them (GnuCash's uncovered questions showed the answerer's test of a word the docs never use, bot.agent.meaning).
+  `apt-get download`;
+- LibreOffice 7.4's help (Debian's libreoffice-help-en-us: 2,561 HTML pages in text/, an office suite's help
+  centre: how-to guides beside a reference of every menu, dialog and function), fetched with `apt-get download`.
+The questions of the last four were written after every constant of the search was chosen: nothing was fitted
+to them (GnuCash's uncovered questions showed the answerer's test of a word the docs never use, bot.agent.meaning;
+LibreOffice's were written before any answer over it was seen).
 Questions: bench/realdocs/*.yaml (informal, typos, not the docs' words, some on two pages, 8 or 9 a set that
 the docs do not cover). Each method is scored on one search with the question (page recall@5, MRR), and the
 shipped method also through the local answerer: precision (of the answerable questions it answers, the share
@@ -54,6 +57,7 @@ GIMP_HELP = "gimp-help-en"
 BORG_DOC = "borgbackup-doc"
 POSTGRES_DOC = "postgresql-doc-15"
 GNUCASH_DOC = "gnucash-docs"
+LIBREOFFICE_HELP = "libreoffice-help-en-us"
 GNUCASH_MANUALS = {
     "help": "usr/share/doc/gnucash-docs/gnucash-help-en",
     "guide": "usr/share/doc/gnucash-docs/gnucash-guide-en",
@@ -123,7 +127,7 @@ def figures(searcher: Searcher, cases, k: int = 5) -> tuple[int, int, float]:
     return found, len(answerable), rr / len(answerable)
 
 
-SETS = ("sample", "git", "npm", "gimp", "postgres", "borg", "gnucash")
+SETS = ("sample", "git", "npm", "gimp", "postgres", "borg", "gnucash", "libreoffice")
 
 
 def main() -> None:
@@ -153,6 +157,9 @@ def main() -> None:
         "postgres": lambda: fetch_deb_html(args.cache, "postgres", POSTGRES_DOC, "usr/share/doc/postgresql-doc-15/html"),
         "borg": lambda: fetch_deb_html(args.cache, "borg", BORG_DOC, "usr/share/doc/borgbackup/html", "**/*.html"),
         "gnucash": lambda: fetch_deb_html(args.cache, "gnucash", GNUCASH_DOC, GNUCASH_MANUALS),
+        "libreoffice": lambda: fetch_deb_html(
+            args.cache, "libreoffice", LIBREOFFICE_HELP, "usr/share/libreoffice/help/en-US", "**/*.html"
+        ),
     }
     names = args.sets or list(corpora)
     work = Path(tempfile.mkdtemp())
