@@ -7,6 +7,7 @@ nothing of file formats.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kb.frequency import zipf
@@ -39,6 +40,26 @@ class Document:
     sections: list[Section]
     url: str | None = None  # from front matter: a URL, or a path under DOCS_BASE_URL ("/..."); overrides the file's
     warnings: list[str] = field(default_factory=list)
+
+
+# A page's own index terms (an HTML page's keywords <meta>, front matter's `keywords:`), its authors' words for what it
+# is about where its text says it otherwise: LibreOffice's "Wrapping Text Around Objects" is indexed under "text wrap
+# around objects; contour editor; wrapping text, editing contours". One line at the page's start, which the search
+# reads and the answerer never quotes (bot.agent.lines.quotable): they are a list of terms, not an answer.
+INDEX_TERMS = "Index terms: "
+
+
+def index_terms(number: int, terms: Iterable[str], *titles: str) -> list[Line]:
+    """The page's index terms as its first line (cited at `number`), none that only repeats its title: Texinfo writes
+    the page's <title> as its keywords."""
+    seen = {t.casefold() for t in titles if t}
+    kept: list[str] = []
+    for term in terms:
+        term = " ".join(str(term).split())
+        if term and term.casefold() not in seen:
+            seen.add(term.casefold())
+            kept.append(term)
+    return [Line(number, INDEX_TERMS + "; ".join(kept))] if kept else []
 
 
 class LoadError(Exception):

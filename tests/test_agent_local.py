@@ -112,6 +112,19 @@ def test_a_question_that_describes_an_entity_searches_again_for_its_name_and_cit
     assert hop.tool == "search_docs" and hop.input["query"].startswith("Fabrikam") and "names Fabrikam" in hop.thought
 
 
+def test_a_pages_index_terms_are_searched_but_never_quoted(db_url, docs):
+    page = (
+        "<html><head><title>Wrapping Text Around Objects</title>"
+        '<meta name="keywords" content="text wrap around objects, contour editor"></head><body><main>'
+        "<h1>Wrapping Text Around Objects</h1><p>To make text flow around a picture, select the picture and choose "
+        "Format - Wrap - Optimal Page Wrap.</p><p>The contour editor lets the text follow the outline of the shape.</p>"
+        "</main></body></html>"
+    )
+    a = ask(synced_with(db_url, docs, {"office/wrap.html": page}), "wrap text around an object")
+    assert a.status == "answered" and a.sources[0].path == "office/wrap.html"
+    assert "Optimal Page Wrap" in a.answer and "Index terms" not in a.answer
+
+
 def test_a_long_paragraph_is_quoted_by_its_answering_sentence_and_cited_whole(db_url, docs):
     filler = " ".join(f"Sentence {n} is about the history of the company and its offices." for n in range(8))
     page = f"# History\n\n## Founding\n\n{filler} The lighthouse museum opens at 9am on Sundays. {filler}\n"

@@ -28,6 +28,27 @@ def test_markdown_front_matter_description_is_the_pages_first_line_at_its_source
     assert load_markdown("---\ndescription: [1, 2]\n---\n# T\n\nBody text.\n", "t").sections[0].heading == "T"
 
 
+def test_markdown_front_matter_keywords_are_the_pages_index_terms():
+    src = "---\ntitle: Wrap\nkeywords: [text flow, wrapping text]\n---\n\n# Wrap\n\nChoose Format - Wrap.\n"
+    assert [(line.number, line.text) for line in load_markdown(src, "wrap").sections[0].lines] == [
+        (3, "Index terms: text flow; wrapping text")
+    ]
+    assert texts(load_markdown("---\nkeywords: billing, invoices\n---\n\nPay monthly.\n", "b"))[0] == (
+        "Index terms: billing; invoices"
+    )
+
+
+def test_html_keywords_meta_are_the_pages_index_terms_but_not_its_title_again():
+    page = (  # LibreOffice's help: one <meta> an index entry, in the page's body
+        '<html><head><title>Wrapping Text</title></head><body><main><meta itemprop="keywords" content="text flow,'
+        ' around objects"><meta itemprop="keywords" content="contour editor"><h1>Wrapping Text</h1>'
+        "<p>Choose Format - Wrap.</p></main></body></html>"
+    )
+    assert texts(load_html(page, "wrap"))[0] == "Index terms: text flow, around objects; contour editor"
+    texinfo = '<html><head><title>Thread Safety</title><meta name="keywords" content="Thread Safety"></head><p>Hi.</p>'
+    assert texts(load_html(texinfo, "threads")) == ["Hi."], "keywords that only repeat the title say nothing more"
+
+
 def test_markdown_headings_ignore_hashes_inside_code_fences():
     doc = load_markdown("# Guide\n\n```sh\n# not a heading\n```\n\n## Real heading\n\ntext\n", "guide")
     assert headings(doc) == [(1, "Guide", "guide"), (2, "Real heading", "real-heading")]

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from bot.agent.evidence import Passage
 from bot.agent.types import Citation, Segment
 from kb.coverage import GENERIC_ZIPF, zipf
-from kb.documents import QUOTE_MARK, SENTENCE_BREAK
+from kb.documents import INDEX_TERMS, QUOTE_MARK, SENTENCE_BREAK
 from kb.screening import speaks_to_assistant
 from kb.serving import ServingIndex
 from kb.tokens import Tokenizer
@@ -33,8 +33,15 @@ _PROMPT = re.compile(r"^\s*\$ \S")  # a shell command as docs show one
 
 
 def quotable(text: str) -> bool:
-    """Prose worth quoting: not an instruction to an assistant, not a bare heading, caption, rule or code."""
-    if speaks_to_assistant(text) or len(text.split()) < 3 or set(text) <= set("|-: ") or _CAPTION.match(text):
+    """Prose worth quoting: not an instruction to an assistant, not a bare heading, caption, rule or code, nor the
+    page's index terms (searched, not an answer)."""
+    if (
+        text.startswith(INDEX_TERMS)
+        or speaks_to_assistant(text)
+        or len(text.split()) < 3
+        or set(text) <= set("|-: ")
+        or _CAPTION.match(text)
+    ):
         return False
     if text.startswith("|"):  # a table row: quotable when it has more than labels
         return any(ch.isdigit() for ch in text)

@@ -32,7 +32,8 @@ from kb.documents import Document, Line, Section, title_from_filename
 #    inside a box beside blocks is read where it stands, and right inside the main box at all; a block inside a <pre>
 #    is not read again on its own (Docusaurus writes a code line a <div>)
 # 11: in HTML a <code> right after another inside a <pre> begins a line (Node.js' ES module and CommonJS examples);
-#     inline elements hidden side by side, alternatives a script shows one of, are parted by " / " (LibreOffice's help)
+#     inline elements hidden side by side, alternatives a script shows one of, are parted by " / " (LibreOffice's help);
+#     a page's keywords (an HTML keywords <meta>, front matter's `keywords:`) are its first line, its index terms
 LOADERS_VERSION = 11
 
 

@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from kb.anchors import Anchors
-from kb.documents import POWER, Document, Line, Section, introducing, segment, title_from_filename
+from kb.documents import POWER, Document, Line, Section, index_terms, introducing, segment, title_from_filename
 
 _HIDDEN = ["script", "style", "noscript", "template"]
 _CHROME = ["nav", "header", "footer", "aside", "form", "iframe", "svg"]
@@ -93,6 +93,10 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
         terms.clear()
 
     _wrap_loose_text(soup, main)
+    keywords = soup.find_all("meta", attrs={"name": "keywords"}) + soup.find_all("meta", attrs={"itemprop": "keywords"})
+    if keywords:  # a page's index terms: one per <meta> (LibreOffice's help), or one list in the <head>
+        contents = [str(m.get("content") or "") for m in keywords]
+        sections[0].lines += index_terms(keywords[0].sourceline or 1, contents, page_title)
     for el in _blocks(main):
         if el.name in _HEADINGS:
             flush()

@@ -30,7 +30,7 @@ from markdown_it.common.utils import normalizeReference
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from kb.anchors import Anchors, front_matter_path, split_explicit_id
-from kb.documents import POWER, QUOTE_MARK, Document, Line, LoadError, Section, introducing, title_from_filename
+from kb.documents import POWER, QUOTE_MARK, Document, Line, LoadError, Section, index_terms, introducing, title_from_filename
 
 _md = MarkdownIt("commonmark", {"html": True}).use(front_matter_plugin).enable("table")
 
@@ -91,7 +91,7 @@ def load_markdown(text: str, path: str, style: str | None = None) -> Document:
     anchors = Anchors(style)
     sections: list[Section] = []
     first_heading = headings[0][0] if headings else len(lines)
-    lead = _description(meta, lines, body_start)
+    lead = _description(meta, lines, body_start) + _keywords(meta, lines, body_start, title)
     if first_heading > body_start or lead:
         sections.append(Section(0, "", "", lead + _lines(lines, body_start, first_heading, code, wrapped, references)))
     for n, (_, end, level, heading) in enumerate(headings):
@@ -112,6 +112,18 @@ def _description(meta: dict, lines: list[str], body_start: int) -> list[Line]:
         return []
     number = next((i + 1 for i in range(body_start) if lines[i].startswith("description:")), 1)
     return [Line(number, " ".join(text.split()))]
+
+
+def _keywords(meta: dict, lines: list[str], body_start: int, title: str) -> list[Line]:
+    """Front matter's `keywords:` (a list, or one string of terms parted by commas), as Docusaurus reads them: the
+    page's index terms (kb.documents.index_terms), searched and never quoted."""
+    terms = meta.get("keywords")
+    if isinstance(terms, str):
+        terms = terms.split(",")
+    if not isinstance(terms, list):
+        return []
+    number = next((i + 1 for i in range(body_start) if lines[i].startswith("keywords:")), 1)
+    return index_terms(number, (str(t) for t in terms if isinstance(t, (str, int, float))), title)
 
 
 MAX_FRONT_MATTER = 64 * 1024
