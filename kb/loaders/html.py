@@ -93,10 +93,7 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
         terms.clear()
 
     _wrap_loose_text(soup, main)
-    keywords = soup.find_all("meta", attrs={"name": "keywords"}) + soup.find_all("meta", attrs={"itemprop": "keywords"})
-    if keywords:  # a page's index terms: one per <meta> (LibreOffice's help), or one list in the <head>
-        contents = [str(m.get("content") or "") for m in keywords]
-        sections[0].lines += index_terms(keywords[0].sourceline or 1, contents, page_title)
+    sections[0].lines += _index_terms(soup, page_title)
     for el in _blocks(main):
         if el.name in _HEADINGS:
             flush()
@@ -133,6 +130,15 @@ def _drop(tags: Iterable[Tag]) -> None:
     for tag in tags:
         if not tag.decomposed:
             tag.decompose()
+
+
+def _index_terms(soup: BeautifulSoup, page_title: str) -> list[Line]:
+    """The page's keywords (kb.documents.index_terms): one <meta> an index entry (LibreOffice's help writes them in
+    the body, as schema.org's itemprop), or one list in the <head> (Docusaurus' from front matter's keywords)."""
+    keywords = soup.find_all("meta", attrs={"name": "keywords"}) + soup.find_all("meta", attrs={"itemprop": "keywords"})
+    if not keywords:
+        return []
+    return index_terms(keywords[0].sourceline or 1, [str(m.get("content") or "") for m in keywords], page_title)
 
 
 def _part_alternatives(soup: BeautifulSoup) -> None:

@@ -110,8 +110,7 @@ def _description(meta: dict, lines: list[str], body_start: int) -> list[Line]:
     text = meta.get("description")
     if not isinstance(text, str) or not text.strip():
         return []
-    number = next((i + 1 for i in range(body_start) if lines[i].startswith("description:")), 1)
-    return [Line(number, " ".join(text.split()))]
+    return [Line(_key_line(lines, body_start, "description"), " ".join(text.split()))]
 
 
 def _keywords(meta: dict, lines: list[str], body_start: int, title: str) -> list[Line]:
@@ -122,8 +121,13 @@ def _keywords(meta: dict, lines: list[str], body_start: int, title: str) -> list
         terms = terms.split(",")
     if not isinstance(terms, list):
         return []
-    number = next((i + 1 for i in range(body_start) if lines[i].startswith("keywords:")), 1)
-    return index_terms(number, (str(t) for t in terms if isinstance(t, (str, int, float))), title)
+    said = (str(t) for t in terms if isinstance(t, (str, int, float)))
+    return index_terms(_key_line(lines, body_start, "keywords"), said, title)
+
+
+def _key_line(lines: list[str], body_start: int, key: str) -> int:
+    """The front matter line a key is written on (1 if it cannot be told), which a line made of it is cited at."""
+    return next((i + 1 for i in range(body_start) if lines[i].startswith(f"{key}:")), 1)
 
 
 MAX_FRONT_MATTER = 64 * 1024
