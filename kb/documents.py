@@ -49,10 +49,10 @@ class Document:
 INDEX_TERMS = "Index terms: "
 
 
-def index_terms(number: int, terms: Iterable[str], *titles: str) -> list[Line]:
+def index_terms(number: int, terms: Iterable[str], title: str) -> list[Line]:
     """The page's index terms as its first line (cited at `number`), none that only repeats its title: Texinfo writes
     the page's <title> as its keywords."""
-    seen = {t.casefold() for t in titles if t}
+    seen = {title.casefold()} if title else set()
     kept: list[str] = []
     for term in terms:
         term = " ".join(str(term).split())

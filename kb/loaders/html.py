@@ -78,7 +78,7 @@ def load_html(text: str, path: str, style: str | None = None) -> Document:
     _drop(soup.find_all(attrs={"role": ["navigation", "banner", "contentinfo"]}))  # type: ignore[call-overload]
     _drop(soup.find_all(_is_control))
     _drop(soup.find_all(_is_permalink))
-    _part_alternatives(soup)
+    _part_siblings(soup)
     by_role = soup.find(attrs={"role": "main"})  # type: ignore[call-overload]
     main = soup.find("main") or by_role or soup.find("article") or soup.body or soup
 
@@ -135,16 +135,20 @@ def _drop(tags: Iterable[Tag]) -> None:
 def _index_terms(soup: BeautifulSoup, page_title: str) -> list[Line]:
     """The page's keywords (kb.documents.index_terms): one <meta> an index entry (LibreOffice's help writes them in
     the body, as schema.org's itemprop), or one list in the <head> (Docusaurus' from front matter's keywords)."""
-    keywords = soup.find_all("meta", attrs={"name": "keywords"}) + soup.find_all("meta", attrs={"itemprop": "keywords"})
+    metas = soup.find_all("meta")
+    keywords = [m for m in metas if m.get("name") == "keywords"] + [m for m in metas if m.get("itemprop") == "keywords"]
     if not keywords:
         return []
     return index_terms(keywords[0].sourceline or 1, [str(m.get("content") or "") for m in keywords], page_title)
 
 
-def _part_alternatives(soup: BeautifulSoup) -> None:
-    """Inline elements hidden side by side are alternatives a script shows one of: LibreOffice's help writes a shortcut
-    for macOS and one for the rest ("Command+T", "F11"), or a phrase for each of its applications, and hides all but
-    the reader's. Read them all, parted by " / ", not glued as one word ("Command+TF11")."""
+def _part_siblings(soup: BeautifulSoup) -> None:
+    """Sibling elements that are read apart, not glued where one ends and the next begins:
+    - inline elements hidden side by side are alternatives a script shows one of: LibreOffice's help writes a shortcut
+      for macOS and one for the rest ("Command+T", "F11"), or a phrase for each of its applications, and hides all
+      but the reader's; all are read, parted by " / " ("Command+T / F11", not "Command+TF11");
+    - in a <pre>, a <code> right after another is a listing of its own, on its own lines: Node.js' docs write each
+      example twice, as an ES module and as CommonJS."""
     for tag in soup.find_all(hidden=True):
         if tag.name in _BLOCKS:  # a hidden block (a tab's panel) is read as a block of its own
             continue
@@ -153,6 +157,11 @@ def _part_alternatives(soup: BeautifulSoup) -> None:
             before = before.previous_sibling
         if isinstance(before, Tag) and before.name not in _BLOCKS and before.has_attr("hidden"):
             tag.insert_before(NavigableString(" / "))
+    for pre in soup.find_all("pre"):
+        for code in pre.find_all("code", recursive=False):
+            before = code.previous_sibling
+            if isinstance(before, Tag) and before.name == "code" and not before.get_text().endswith("\n"):
+                code.insert_before(NavigableString("\n"))
 
 
 def _compact(tag: Tag) -> str:
@@ -314,20 +323,15 @@ def _one_space(spaces: re.Match) -> str:
 
 def _own_text(el: Tag) -> str:
     """The element's text without that of nested blocks, which are read on their own: its own strings as written,
-    and the strings inside each inline child parted by a space. In a <pre>, a <code> right after another is a
-    listing of its own, on its own lines: Node.js' docs write each example twice, as an ES module and as CommonJS."""
+    and the strings inside each inline child parted by a space."""
     strings: list[tuple[str, str]] = []  # (what goes before it, the string)
-    after_code = False  # the last child was a <code>
     for child in el.children:
         if isinstance(child, Comment):
             continue
         if isinstance(child, NavigableString):
             strings.append(("", str(child)))
         elif isinstance(child, Tag) and child.name not in _BLOCKS:
-            if el.name == "pre" and child.name == "code" and after_code and strings and not strings[-1][1].endswith("\n"):
-                strings.append(("", "\n"))
             strings += (("" if n == 0 or el.name == "pre" else " ", text) for n, text in enumerate(child.strings))
-        after_code = isinstance(child, Tag) and child.name == "code"
     if el.name == "pre":
         return "".join(text for _, text in strings).strip("\n")
     return " ".join(_joined(strings).split())
