@@ -8,6 +8,7 @@ to a batch by another process loses nothing: the next pass encodes what is still
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,9 +75,7 @@ def encode_missing(
         if not rows:
             break
         after = rows[-1].id
-        vectors = encoder.embed(
-            [encoder_text(r.title, Chunk(0, r.heading, "", tuple(Line(n, t) for n, t in r.lines))) for r in rows]
-        )
+        vectors = encoder.embed([_read(r.title, r.heading, r.lines) for r in rows])
         try:
             written = _write(engine, encoder.name, [r.id for r in rows], vectors)
         except (IntegrityError, OperationalError):  # a sync removed a chunk, or another process wrote it first
@@ -92,6 +91,57 @@ def encode_missing(
     with engine.connect() as conn:
         done, total = encoding_progress(conn, encoder.name)
     return EncodeReport(encoded, done, total, time.monotonic() - started)
+
+
+class KeptVectors:
+    """The encoder's vectors of the chunks a sync deletes, by what the encoder read of each, for the chunks that
+    replace them and read the same: a page edited in one section, a page moved to another folder, and every page
+    after a loaders change (which re-indexes them all, most chunks coming out as they were) are then not encoded
+    again, minutes to tens of minutes on a large folder during which the search ranks without its re-ranking."""
+
+    def __init__(self) -> None:
+        self._vectors: dict[bytes, tuple[str, bytes]] = {}  # digest of the encoder's text -> (model, vector)
+
+    def keep(self, conn: Connection, document_id: int) -> None:
+        """Remember the vectors of a document's chunks, before they are deleted."""
+        rows = conn.execute(
+            select(encodings.c.model, encodings.c.vector, chunks.c.heading, chunks.c.lines, documents.c.title)
+            .join(chunks, chunks.c.id == encodings.c.chunk_id)
+            .join(documents, documents.c.id == chunks.c.document_id)
+            .where(chunks.c.document_id == document_id)
+        )
+        for r in rows:
+            self._vectors[_digest(r.title, r.heading, r.lines)] = (r.model, bytes(r.vector))
+
+    def restore(self, conn: Connection, document_ids: list[int]) -> int:
+        """Give each chunk of these (newly inserted) documents the vector kept for its text, if any; how many got one."""
+        restored = 0
+        for start in range(0, len(document_ids) if self._vectors else 0, BATCH):
+            rows = conn.execute(
+                select(chunks.c.id, chunks.c.heading, chunks.c.lines, documents.c.title)
+                .join(documents, documents.c.id == chunks.c.document_id)
+                .where(chunks.c.document_id.in_(document_ids[start : start + BATCH]))
+            )
+            found = [
+                {"chunk_id": r.id, "model": kept[0], "vector": kept[1]}
+                for r in rows
+                if (kept := self._vectors.get(_digest(r.title, r.heading, r.lines))) is not None
+            ]
+            if found:
+                conn.execute(insert(encodings), found)
+                restored += len(found)
+        self._vectors.clear()
+        return restored
+
+
+def _read(title: str, heading: str, lines: list) -> str:
+    """What the encoder reads of a stored chunk (kb.chunking.encoder_text)."""
+    return encoder_text(title, Chunk(0, heading, "", tuple(Line(n, t) for n, t in lines)))
+
+
+def _digest(title: str, heading: str, lines: list) -> bytes:
+    """The key a kept vector is found by: what the encoder read, hashed."""
+    return hashlib.blake2b(_read(title, heading, lines).encode(), digest_size=16).digest()
 
 
 def _missing(engine: Engine, model: str, after: int, limit: int):

@@ -23,6 +23,7 @@ from kb.chunking import Chunk, index_text
 from kb.clock import now
 from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, pack, resolve_embedder
+from kb.encode import KeptVectors
 from kb.loaders import LOADERS_VERSION
 from kb.models import chunks, documents, index_state, sync_runs
 from kb.prepare import PreparedDocument, prepare
@@ -132,6 +133,7 @@ def _apply(
     vocabulary = Vocabulary.load(conn) if todo else Vocabulary()
 
     waiting = _Waiting(conn, embedder)
+    kept = KeptVectors()  # the re-ranking vectors of chunks deleted here, for those that replace them and read the same
     for done, source in enumerate(todo, 1):
         prepared, problems = prepare(source, tokenizer, vocabulary, anchor_style)
         report.problems += problems
@@ -143,6 +145,7 @@ def _apply(
             waiting.add(prepared)
             report.added.append(source.path)
         else:
+            kept.keep(conn, old.id)
             conn.execute(delete(chunks).where(chunks.c.document_id == old.id))
             conn.execute(delete(documents).where(documents.c.id == old.id))
             waiting.add(prepared)
@@ -158,10 +161,12 @@ def _apply(
     vocabulary.save_new(conn)
     gone = [row for path, row in existing.items() if path not in seen]
     for row in gone:
+        kept.keep(conn, row.id)
         conn.execute(delete(chunks).where(chunks.c.document_id == row.id))
         conn.execute(delete(documents).where(documents.c.id == row.id))
         report.removed.append(row.path)
 
+    report.vectors_kept = kept.restore(conn, waiting.inserted)
     if embedder is not None:
         report.embedded = _embed_missing(conn, embedder)
     version = index_version(conn)
@@ -183,6 +188,7 @@ class _Waiting:
         self.embedder = embedder
         self.documents: list[PreparedDocument] = []
         self.chunks = 0
+        self.inserted: list[int] = []  # the ids of the documents inserted
 
     def add(self, prepared: PreparedDocument) -> None:
         self.documents.append(prepared)
@@ -198,12 +204,14 @@ class _Waiting:
         start = 0
         for prepared in self.documents:
             end = start + len(prepared.chunks)
-            _insert_document(self.conn, prepared, self.embedder, vectors[start:end] if vectors is not None else None)
+            self.inserted.append(
+                _insert_document(self.conn, prepared, self.embedder, vectors[start:end] if vectors is not None else None)
+            )
             start = end
         self.documents, self.chunks = [], 0
 
 
-def _insert_document(conn: Connection, prepared: PreparedDocument, embedder: Embedder | None, vectors: np.ndarray | None) -> None:
+def _insert_document(conn: Connection, prepared: PreparedDocument, embedder: Embedder | None, vectors: np.ndarray | None) -> int:
     src, doc = prepared.source, prepared.document
     doc_id = conn.execute(
         insert(documents)
@@ -240,6 +248,7 @@ def _insert_document(conn: Connection, prepared: PreparedDocument, embedder: Emb
             for n, pc in enumerate(prepared.chunks)
         ],
     )
+    return doc_id
 
 
 def _embed_missing(conn: Connection, embedder: Embedder, batch: int = 2000) -> int:

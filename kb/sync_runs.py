@@ -41,6 +41,7 @@ class SyncReport:
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
     embedded: int = 0
+    vectors_kept: int = 0  # re-ranking vectors of replaced chunks given to chunks that read the same (kb.encode)
     problems: list[DocProblem] = field(default_factory=list)
     chunks: int = 0
     index_version: int = 0
@@ -71,6 +72,7 @@ class SyncReport:
             "removed": self.removed,
             "unchanged": self.unchanged,
             "embedded": self.embedded,
+            "vectors_kept": self.vectors_kept,
             "skipped": self.skipped,
             "chunks": self.chunks,
             "index_version": self.index_version,

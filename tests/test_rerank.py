@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
+from bot.database import open_database
 from kb.encode import encode_missing
 from kb.encoder import MiniLMEncoder, default_encoder
 from kb.rerank import EncodedRows
@@ -70,6 +71,39 @@ def test_vectors_of_what_an_older_version_read_of_a_chunk_are_encoded_again(engi
         conn.execute(text("UPDATE kb_encodings SET model = 'all-MiniLM-L6-v2-int8'"))
     again = encode_missing(engine, default_encoder())
     assert again.encoded == again.total == first.total and again.left == 0
+
+
+def test_a_page_edited_in_one_section_is_encoded_again_only_there(engine, docs):
+    sync(engine, docs)
+    encode_missing(engine, default_encoder())
+    page = docs / "help" / "warranty.md"
+    page.write_text(page.read_text().replace("We ship a replacement", "We send a replacement"))
+    report = sync(engine, docs)
+    assert report.changed == ["help/warranty.md"] and report.vectors_kept > 0
+    again = encode_missing(engine, default_encoder())
+    assert again.encoded == 1 and again.left == 0, "the claim section changed; the warranty's other sections read the same"
+
+
+def test_a_moved_page_keeps_its_vectors(engine, docs):
+    sync(engine, docs)
+    encode_missing(engine, default_encoder())
+    (docs / "help" / "warranty.md").rename(docs / "api" / "warranty.md")
+    report = sync(engine, docs)
+    assert report.removed == ["help/warranty.md"] and report.added == ["api/warranty.md"]
+    assert encode_missing(engine, default_encoder()).encoded == 0
+
+
+def test_a_loaders_change_reindexes_every_page_and_encodes_none_that_reads_the_same(docs, db_url):
+    first = run_cli("sync", "--docs", str(docs), "--db", db_url, "--json")
+    assert first.returncode == 0, first.stderr
+    chunks = json.loads(first.stdout)["chunks"]
+    engine = open_database(db_url)
+    with engine.begin() as conn:  # as an index written by an older version of the loaders
+        conn.execute(text("UPDATE kb_index_state SET analyzer = 'an older analyzer'"))
+    again = run_cli("sync", "--docs", str(docs), "--db", db_url)
+    assert again.returncode == 0, again.stderr
+    assert f"{chunks} re-ranking vectors kept for passages that read as before" in again.stdout
+    assert "Re-ranking vectors: all passages; 0 encoded" in again.stdout
 
 
 def test_the_encoders_order_is_fused_with_the_hybrids_and_a_page_without_vectors_keeps_its_place():

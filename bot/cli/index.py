@@ -54,6 +54,7 @@ def print_sync_report(report: SyncReport, err: bool = False) -> None:
         f"{len(report.removed)} removed, {report.unchanged} unchanged, {report.skipped} skipped. "
         f"Index version {report.index_version}, {report.chunks} chunks."
         + (f" {report.embedded} chunks re-embedded for the current model." if report.embedded else "")
+        + (f" {report.vectors_kept:,} re-ranking vectors kept for passages that read as before." if report.vectors_kept else "")
         + (f" Docs at git commit {report.source_commit[:12]}." if report.source_commit else "")
         + (
             f" {report.stale_answers} logged answer(s) cite lines that changed: `supportbot logs --stale`."
