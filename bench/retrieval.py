@@ -1,4 +1,4 @@
-"""Retrieval and answer figures on seven real public docs sets no one here wrote, and the sample docs.
+"""Retrieval and answer figures on eight real public docs sets no one here wrote, and the sample docs.
 
     python bench/retrieval.py [--cache DIR] [--sets SET ...] [--skip-answers]
 
