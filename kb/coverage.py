@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from kb.chatter import without_chatter
 from kb.frequency import zipf
 from kb.index import lucene_idf
+from kb.shorthand import read_shorthand
 from kb.spelling import docs_spelling
 from kb.tokens import Tokenizer
 
@@ -103,7 +104,7 @@ class Question:
     """A question as the docs read it: its text, its words, each term's df here, and the typos it corrected (and
     the words it read in the docs' spelling)."""
 
-    text: str  # as asked, without its chatter
+    text: str  # as asked, without its chatter, its shorthand read as words (kb.shorthand)
     words: list[QuestionWord]
     df: dict[str, int]
     corrected: dict[str, str]  # typed word -> the docs' word (a typo's fix, the docs' spelling of it)
@@ -122,13 +123,14 @@ class Question:
 
 
 def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
-    """Weigh the question's words against the docs: a word in the other English's spelling is read in theirs
+    """Weigh the question's words against the docs: chat shorthand they never use is read as its words ("smth":
+    something) or not at all ("idk"); a word in the other English's spelling is read in theirs
     ("equaliser": equalizer); a rare word they never use is a typo of one they do (one edit away), else a name they
     never mention ("netlify"), which counts like any known word.
 
     df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants.
     """
-    text = without_chatter(text)
+    text = read_shorthand(without_chatter(text), lambda word: df_of(tokenizer.stems([word]))[0] > 0)
     words = question_words(text, tokenizer)
     df = dict(zip([w.term for w in words], df_of([w.term for w in words])))
     out: dict[str, QuestionWord] = {}

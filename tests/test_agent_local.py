@@ -152,6 +152,18 @@ def test_a_word_in_british_spelling_finds_the_page_that_spells_it_the_american_w
 
 
 @pytest.mark.parametrize(
+    "question, page",
+    [
+        ("idk how long the warranty lasts on the pods pro, lmk asap", "help/warranty.md"),
+        ("whats the battery life in hrs", "help/charging-and-battery.md"),
+    ],
+)
+def test_chat_shorthand_is_not_taken_for_a_subject_the_docs_lack(rt, question, page):
+    a = ask(rt, question)
+    assert a.status == "answered" and page in [s.path for s in a.sources]
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "hey folks, quick question: how long is the warranty on the earbuds? thx!",

@@ -1,0 +1,128 @@
+"""Chat shorthand read as the words it stands for: "smth" as "something", "w/o" as "without", "repo" as "repository".
+
+People type a help channel's questions as they type chat. Read as words, "idk", "smth" or "asap" are rare words the
+docs never use, and such a word is taken for the question's subject, one the docs cannot cover: "idk how to undo smth i
+commited" was declined over Git's manual ("the docs never use idk, smth"), and "undo my last commit asap, lmk" too.
+A shorthand is read as its words only where the docs never use it themselves (a manual may say "repo" or "pwd"), as a
+British spelling is read in the docs' American one (kb.spelling). Those that only hedge, press or react ("idk",
+"tbh", "asap", "lmk") stand for nothing the docs could answer and are not read at all, as chatter is not
+(kb.chatter). contractions' slang table (MIT) was looked at and not taken: it reads "diff" as "different" and "r"
+as "are", and has none of the clippings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+# What each stands for; "" for those that stand for nothing a page could answer.
+SHORTHAND = {
+    # words
+    "u": "you",
+    "ur": "your",
+    "w/": "with",
+    "w/o": "without",
+    "b/c": "because",
+    "bc": "because",
+    "cuz": "because",
+    "coz": "because",
+    "bcuz": "because",
+    "thru": "through",
+    "tho": "though",
+    "altho": "although",
+    "smth": "something",
+    "sth": "something",
+    "smthg": "something",
+    "abt": "about",
+    "ppl": "people",
+    "prolly": "probably",
+    "rly": "really",
+    "b4": "before",
+    "tmrw": "tomorrow",
+    "2day": "today",
+    "gonna": "going to",
+    "wanna": "want to",
+    "gotta": "have to",
+    "lemme": "let me",
+    "gimme": "give me",
+    # clipped words
+    "repo": "repository",
+    "repos": "repositories",
+    "msg": "message",
+    "msgs": "messages",
+    "pw": "password",
+    "pwd": "password",
+    "acct": "account",
+    "accts": "accounts",
+    "pic": "picture",
+    "pics": "pictures",
+    "vid": "video",
+    "vids": "videos",
+    "pref": "preference",
+    "prefs": "preferences",
+    "perms": "permissions",
+    "dir": "directory",
+    "dirs": "directories",
+    "env": "environment",
+    "num": "number",
+    "qty": "quantity",
+    "amt": "amount",
+    "pct": "percent",
+    "yr": "year",
+    "yrs": "years",
+    "hr": "hour",
+    "hrs": "hours",
+    "mins": "minutes",
+    "secs": "seconds",
+    "wk": "week",
+    "wks": "weeks",
+    # nothing to answer: a hedge, a nudge or a reaction
+    "idk": "",
+    "dunno": "",
+    "tbh": "",
+    "iirc": "",
+    "afaik": "",
+    "imo": "",
+    "imho": "",
+    "fwiw": "",
+    "fyi": "",
+    "btw": "",
+    "asap": "",
+    "lmk": "",
+    "pls": "",
+    "plz": "",
+    "thx": "",
+    "ty": "",
+    "tia": "",
+    "nvm": "",
+    "rn": "",
+    "ngl": "",
+    "lol": "",
+    "omg": "",
+    "smh": "",
+    "ofc": "",
+    "kinda": "",
+    "sorta": "",
+}
+_TOKEN = re.compile(
+    r"(?<![\w/'’-])(" + "|".join(re.escape(k) for k in sorted(SHORTHAND, key=len, reverse=True)) + r")(?![\w/'’-])",
+    re.IGNORECASE,
+)
+
+
+def read_shorthand(text: str, used: Callable[[str], bool]) -> str:
+    """The text with each shorthand the docs never use read as what it stands for, or left out.
+
+    used(word) -> whether the docs use the word themselves.
+    """
+
+    def expand(match: re.Match) -> str:
+        word = match.group(1)
+        return match.group(0) if used(word.lower()) else SHORTHAND[word.lower()]
+
+    read = _TOKEN.sub(expand, text)
+    if read == text:
+        return text
+    read = re.sub(r"\s+([,.;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", read))  # where a word was left out
+    read = re.sub(r"^[\s,.;:]+|[\s,;:]+$", "", re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", read))
+    return read if any(c.isalnum() for c in read) else text
