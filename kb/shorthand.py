@@ -104,8 +104,9 @@ SHORTHAND = {
     "kinda": "",
     "sorta": "",
 }
+# A whole word: not part of a name, a path, an option or a shortcut ("pw-reset", "Ctrl+U", "--env=dev").
 _TOKEN = re.compile(
-    r"(?<![\w/'’-])(" + "|".join(re.escape(k) for k in sorted(SHORTHAND, key=len, reverse=True)) + r")(?![\w/'’-])",
+    r"(?<![\w/'’+=@#$%.-])(" + "|".join(re.escape(k) for k in sorted(SHORTHAND, key=len, reverse=True)) + r")(?![\w/'’+=@#$%-])",
     re.IGNORECASE,
 )
 

@@ -28,6 +28,7 @@ def test_shorthand_the_docs_use_themselves_stays():
 def test_a_word_that_only_contains_shorthand_stays():
     assert read("the bcrypt hash of a urlencoded pw-reset token") == "the bcrypt hash of a urlencoded pw-reset token"
     assert read("set HRS_TO_KEEP in the env file", {"env"}) == "set HRS_TO_KEEP in the env file"
+    assert read("what does ctrl+u do, and --env=dev") == "what does ctrl+u do, and --env=dev"
 
 
 def test_a_message_of_nothing_but_shorthand_is_read_as_it_is():
