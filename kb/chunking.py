@@ -40,6 +40,11 @@ class Chunk:
         return self.lines[-1].end
 
 
+def stored(heading: str, lines: list) -> Chunk:
+    """A chunk as the index stores it (its heading and [number, text] lines), to be read again."""
+    return Chunk(0, heading, "", tuple(Line(n, t) for n, t in lines))
+
+
 def index_text(title: str, chunk: Chunk) -> str:
     heading = chunk.heading
     if heading == title or heading.startswith(title + " > "):

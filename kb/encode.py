@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, delete, func, insert, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from kb.chunking import Chunk, encoder_text
-from kb.documents import Line
+from kb.chunking import encoder_text, stored
 from kb.embedding import Embedder, pack
 from kb.models import chunks, documents, encodings
 
@@ -115,8 +114,10 @@ class KeptVectors:
 
     def restore(self, conn: Connection, document_ids: list[int]) -> int:
         """Give each chunk of these (newly inserted) documents the vector kept for its text, if any; how many got one."""
+        if not self._vectors:
+            return 0
         restored = 0
-        for start in range(0, len(document_ids) if self._vectors else 0, BATCH):
+        for start in range(0, len(document_ids), BATCH):
             rows = conn.execute(
                 select(chunks.c.id, chunks.c.heading, chunks.c.lines, documents.c.title)
                 .join(documents, documents.c.id == chunks.c.document_id)
@@ -136,7 +137,7 @@ class KeptVectors:
 
 def _read(title: str, heading: str, lines: list) -> str:
     """What the encoder reads of a stored chunk (kb.chunking.encoder_text)."""
-    return encoder_text(title, Chunk(0, heading, "", tuple(Line(n, t) for n, t in lines)))
+    return encoder_text(title, stored(heading, lines))
 
 
 def _digest(title: str, heading: str, lines: list) -> bytes:

@@ -110,6 +110,15 @@ _TOKEN = re.compile(
     re.IGNORECASE,
 )
 
+# Where a word was left out, in turn: one space for two, none before a stop or a comma, one separator for a run of
+# them ("idk, tbh, it broke" -> ", , it broke" -> ", it broke"), none at either end.
+_TIDY = [
+    (re.compile(r"[ \t]{2,}"), " "),
+    (re.compile(r"\s+([,.;:!?])"), r"\1"),
+    (re.compile(r"([,;:])(?:\s*[,;:])+"), r"\1"),
+    (re.compile(r"^[\s,.;:]+|[\s,;:]+$"), ""),
+]
+
 
 def read_shorthand(text: str, used: Callable[[str], bool]) -> str:
     """The text with each shorthand the docs never use read as what it stands for, or left out.
@@ -124,6 +133,6 @@ def read_shorthand(text: str, used: Callable[[str], bool]) -> str:
     read = _TOKEN.sub(expand, text)
     if read == text:
         return text
-    read = re.sub(r"\s+([,.;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", read))  # where a word was left out
-    read = re.sub(r"^[\s,.;:]+|[\s,;:]+$", "", re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", read))
+    for pattern, replacement in _TIDY:
+        read = pattern.sub(replacement, read)
     return read if any(c.isalnum() for c in read) else text

@@ -19,9 +19,8 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, or_, select, update
 
-from kb.chunking import Chunk, index_text
+from kb.chunking import index_text, stored
 from kb.clock import now
-from kb.documents import Line
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, pack, resolve_embedder
 from kb.encode import KeptVectors
 from kb.loaders import LOADERS_VERSION
@@ -261,7 +260,7 @@ def _embed_missing(conn: Connection, embedder: Embedder, batch: int = 2000) -> i
             .join(documents, documents.c.id == chunks.c.document_id)
             .where(chunks.c.id.in_(ids[start : start + batch]))
         ).all()
-        texts = [index_text(r.title, Chunk(0, r.heading, "", tuple(Line(n, t) for n, t in r.lines))) for r in rows]
+        texts = [index_text(r.title, stored(r.heading, r.lines)) for r in rows]
         vectors = embedder.embed(texts)
         conn.execute(
             update(chunks).where(chunks.c.id == bindparam("row_id")),
