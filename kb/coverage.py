@@ -15,9 +15,10 @@ in no chunk keeps its full weight: no passage covers it).
 
 When the question's rarest word (one wordfreq knows) is nowhere in the docs
 ("vacation", "smartwatch"), no passage can answer it. A word neither wordfreq nor
-the docs know is a typo when one edit makes it a word of the docs ("dependancies"):
-it is not counted against a passage. Otherwise it is a name the docs never mention
-("netlify"), and counts as a word like any other. A word in the other English's spelling
+the docs know is a typo when one edit makes it a word of the docs ("dependancies"; a
+short word only when a slip of the fingers does, kb.slips: "lomg"): it is not counted
+against a passage. Otherwise it is a name the docs never mention ("netlify"), and
+counts as a word like any other. A word in the other English's spelling
 than the docs' ("colour" where they write "color") is read in theirs (kb.spelling).
 """
 
@@ -31,6 +32,7 @@ from kb.chatter import without_chatter
 from kb.frequency import zipf
 from kb.index import lucene_idf
 from kb.shorthand import read_shorthand
+from kb.slips import is_slip
 from kb.spelling import docs_spelling
 from kb.tokens import Tokenizer
 
@@ -73,7 +75,11 @@ def one_edit_away(word: str) -> set[str]:
 
 
 TYPO_ZIPF = 3.0  # a word rarer than this that the docs never use may be a typo of one they do
-MIN_TYPO_LENGTH = 5  # shorter unknown words are names ("pnpm", "k8s"): one edit reaches too many words
+MIN_TYPO_LENGTH = 3  # "ok", "pr", "db": a two-letter word is as typed
+# Below this length one edit reaches many words, a name's neighbours too ("nuxt": next), so a short word is read as a
+# typo only of a word one slip of the fingers away (kb.slips: "lomg" is long, not log). A longer word may also be
+# misspelt by ear ("seperate").
+SHORT_TYPO = 5
 # A misspelling English knows is far rarer than the word it misspells: of 28 common ones ("recieve", "seperate",
 # "enviroment", "thru", "brach") the meant word is 1.8-4.7 Zipf more common. A real word one edit from a commoner one
 # is meant as typed: "docker" (2.98) is not "locker" (3.95), "redis" is not "relis" (0), "offsite" not "offsete".
@@ -83,18 +89,23 @@ TYPO_MARGIN = 1.5
 def correction(word: str, tokenizer: Tokenizer, df_many) -> str | None:
     """The docs' most used word one edit from this one ("detatched": "detached"), if any: of those sharing a stem
     (and so a count), the commonest in English ("differnce": "difference", not "differance"). A word English
-    knows is corrected only to one TYPO_MARGIN more common (the noisy channel's prior, Norvig's corrector).
+    knows is corrected only to one TYPO_MARGIN more common (the noisy channel's prior, Norvig's corrector). A slip of
+    the fingers (kb.slips) is likelier than any other edit ("setver" is server, not the docs' commoner semver), and
+    the only one read in a short word.
 
     df_many(terms) -> array of each term's df here.
     """
     if len(word) < MIN_TYPO_LENGTH or not word.isalpha():
         return None
     variants = sorted(one_edit_away(word))
-    df = df_many(tokenizer.stems(variants))
-    most = int(df.max())
-    if most == 0:
+    stems = tokenizer.stems(variants)
+    used = [(v, stem, n) for v, stem, n in zip(variants, stems, df_many(stems).tolist()) if n]
+    slipped = {stem for v, stem, _ in used if is_slip(word, v)}  # a word's forms share its count: "blockly" is block's
+    used = [u for u in used if u[1] in slipped] if slipped or len(word) < SHORT_TYPO else used
+    if not used:
         return None
-    fix = max((v for v, n in zip(variants, df.tolist()) if n == most), key=zipf)
+    most = max(n for *_, n in used)
+    fix = max((v for v, _, n in used if n == most), key=zipf)
     typed = zipf(word)
     return fix if typed == 0 or zipf(fix) - typed >= TYPO_MARGIN else None
 
@@ -137,12 +148,13 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
     corrected: dict[str, str] = {}
     data = pasted_words(text, tokenizer)
     pasted = frozenset(w.term for w in words if w.word in data and df[w.term] == 0)
+    literal = literal_words(text)
     for w in words:
         if w.term in pasted:
             continue
         fix = docs_spelling(w.word, df[w.term], tokenizer.stems, df_many)
         if fix is None and df[w.term] == 0 and zipf(w.word) < TYPO_ZIPF:
-            fix = correction(w.word, tokenizer, df_many)
+            fix = None if w.word in literal else correction(w.word, tokenizer, df_many)
             if fix is None:
                 w = replace(w, known=True)
         if fix is not None:
@@ -153,6 +165,17 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
             df[term] = df_of([term])[0]
         out.setdefault(w.term, w)
     return Question(text, list(out.values()), df, corrected, pasted)
+
+
+# A word written as a name: in `code`, as a file's extension or a dotfile (".atn", ".env"), or an acronym (up to four
+# capitals: "ATN", "SSO"; a longer word in capitals is an error code or a shout, read as any word: "ERESOLVE").
+_LITERAL = re.compile(r"`[^`]*`|(?<![\w.])\.\w+|\b[A-Z][A-Z0-9]{1,3}\b")
+
+
+def literal_words(text: str) -> set[str]:
+    """The words the asker wrote as names, lower-cased: read as typed, never as a typo of a word the docs use
+    ("can i import my photoshop actions (.atn)" is not about an "ant")."""
+    return {w.lower() for w in re.findall(r"\w+", " ".join(_LITERAL.findall(text)))}
 
 
 # What the asker pasted rather than wrote: a fenced code block (an error log), a path, an address or a package spec

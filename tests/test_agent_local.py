@@ -146,6 +146,18 @@ def test_the_docs_words_replace_a_typo_before_searching(rt):
     assert a.status == "answered" and "help/warranty.md" in [s.path for s in a.sources]
 
 
+@pytest.mark.parametrize(
+    "question, page, fact",
+    [
+        ("How lomg is the warranty on Pods Pro?", "help/warranty.md", "2-year"),
+        ("What does error 409 mena?", "api/errors.md", "update_in_progress"),
+    ],
+)
+def test_a_slip_of_the_fingers_in_a_short_word_is_read_as_the_word_meant(rt, question, page, fact):
+    a = ask(rt, question)
+    assert a.status == "answered" and page in [s.path for s in a.sources] and fact in a.answer
+
+
 def test_a_word_in_british_spelling_finds_the_page_that_spells_it_the_american_way(rt):
     a = ask(rt, "how do i change the equaliser")
     assert a.status == "answered" and [s.path for s in a.sources] == ["help/app-and-controls.md"]

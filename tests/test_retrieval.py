@@ -102,6 +102,42 @@ def test_a_real_word_one_letter_from_a_docs_word_is_read_as_typed_not_corrected(
     assert searcher.read("is my badje lost").corrected == {"badje": "badge"}, "a word English never saw is a typo"
 
 
+def test_a_short_word_is_read_as_a_typo_only_where_a_slip_of_the_fingers_makes_it(engine, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "warranty.md").write_text("# Warranty\n\nHow long the warranty lasts: two years. Keep the receipt.\n")
+    (docs / "logs.md").write_text("# Logs\n\nThe log shows the next update, the log level and the log file.\n")
+    sync(engine, docs, embedder=None)
+    searcher = Searcher(engine, embedder=None)
+    assert searcher.read("how lomg is the warranty").corrected == {"lomg": "long"}, "m is beside n; log is no slip"
+    assert searcher.read("where is the lgo fle").corrected == {"lgo": "log", "fle": "file"}
+    assert searcher.unknown_words("does it work with nuxt") == ["nuxt"], "a name, not a slip for next"
+
+
+def test_a_slip_of_the_fingers_is_likelier_than_the_docs_commoner_word_one_edit_away(engine, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for page in ("versions", "ranges", "tags"):  # semver in three pages, server in one
+        (docs / f"{page}.md").write_text(f"# {page.title()}\n\n{page.title()} follow semver.\n")
+    (docs / "server.md").write_text("# Server\n\nRestart the server to apply a separate config file.\n")
+    sync(engine, docs, embedder=None)
+    searcher = Searcher(engine, embedder=None)
+    assert searcher.read("how do i restart the setver").corrected == {"setver": "server"}, "t is beside r, not m"
+    assert searcher.read("a seperate config").corrected == {"seperate": "separate"}, "misspelt by ear, not a slip"
+
+
+def test_a_word_written_as_a_name_is_read_as_typed(engine, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ants.md").write_text("# Ants\n\nAn ant colony, and the ant farm's log file.\n")
+    sync(engine, docs, embedder=None)
+    searcher = Searcher(engine, embedder=None)
+    assert searcher.read("can it open an atn file").corrected == {"atn": "ant"}, "typed as a word, it may be a slip"
+    for question in ["can it open this file (.atn)", "can it open an `atn` file", "can it open an ATN file"]:
+        assert searcher.read(question).corrected == {}, question
+        assert searcher.unknown_words(question) == ["atn"], question
+
+
 def test_a_generic_word_alone_is_not_a_strong_match_on_a_large_folder(synced):
     searcher = Searcher(synced)
     assert all(h.strength != "strong" for h in searcher.search("How many vacation days do I get?"))

@@ -1,0 +1,45 @@
+"""Whether a word could be a typing slip for another: the errors fingers make on a QWERTY keyboard.
+
+A short unknown word is one edit from many words, and from a name's neighbours as well: "lomg" is one edit from
+"long" and "log", "nuxt" from "next". Of the four kinds of single-letter error (Damerau, "A technique for computer
+detection and correction of spelling errors", CACM 1964), a slip of the fingers strikes a neighbouring key instead,
+strikes one more key (the same or a neighbour), leaves a key out, or swaps two; and it seldom gets the first letter
+wrong (Pollock and Zamora, "Automatic spelling correction in scientific and scholarly text", CACM 1984). "lomg" is a
+slip for "long" (m beside n), not for "log"; "nuxt" is no slip for "next" (u is not beside e): a name as typed.
+"""
+
+from __future__ import annotations
+
+_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")  # each row sits half a key right of the one above
+_KEYS = {c: (r, i) for r, row in enumerate(_ROWS) for i, c in enumerate(row)}
+
+
+def neighbours(a: str, b: str) -> bool:
+    """Keys that touch on a QWERTY keyboard."""
+    if a not in _KEYS or b not in _KEYS:
+        return False
+    (ra, ia), (rb, ib) = _KEYS[a], _KEYS[b]
+    if ra == rb:
+        return abs(ia - ib) == 1
+    return (rb == ra - 1 and ib in (ia, ia + 1)) or (rb == ra + 1 and ib in (ia - 1, ia))
+
+
+def is_slip(typed: str, meant: str) -> bool:
+    """Whether one slip of the fingers, past the first letter, turns `meant` into `typed`."""
+    if not typed or not meant or typed[0] != meant[0] or typed == meant:
+        return False
+    if len(typed) == len(meant):
+        wrong = [i for i in range(len(typed)) if typed[i] != meant[i]]
+        if len(wrong) == 1:
+            return neighbours(typed[wrong[0]], meant[wrong[0]])
+        i = wrong[0]
+        return len(wrong) == 2 and wrong[1] == i + 1 and typed[i] == meant[i + 1] and typed[i + 1] == meant[i]
+    if len(typed) == len(meant) - 1:  # a key left out
+        return any(meant[:i] + meant[i + 1 :] == typed for i in range(1, len(meant)))
+    if len(typed) == len(meant) + 1:  # one more key struck: the same again, or one beside a letter it follows or leads
+        return any(
+            typed[:i] + typed[i + 1 :] == meant
+            and any(typed[i] == c or neighbours(typed[i], c) for c in typed[i - 1 : i] + typed[i + 1 : i + 2])
+            for i in range(1, len(typed))
+        )
+    return False
