@@ -32,7 +32,7 @@ from kb.chatter import without_chatter
 from kb.frequency import zipf
 from kb.index import lucene_idf
 from kb.shorthand import read_shorthand
-from kb.slips import is_slip
+from kb.slips import is_slip, missed_space
 from kb.spelling import docs_spelling
 from kb.tokens import Tokenizer
 
@@ -84,19 +84,36 @@ SHORT_TYPO = 5
 # "enviroment", "thru", "brach") the meant word is 1.8-4.7 Zipf more common. A real word one edit from a commoner one
 # is meant as typed: "docker" (2.98) is not "locker" (3.95), "redis" is not "relis" (0), "offsite" not "offsete".
 TYPO_MARGIN = 1.5
+COMMON_ZIPF = 4.0  # a word English uses once in ten thousand or more: two run together are read apart
 
 
 def correction(word: str, tokenizer: Tokenizer, df_many) -> str | None:
     """The docs' most used word one edit from this one ("detatched": "detached"), if any: of those sharing a stem
-    (and so a count), the commonest in English ("differnce": "difference", not "differance"). A word English
-    knows is corrected only to one TYPO_MARGIN more common (the noisy channel's prior, Norvig's corrector). A slip of
-    the fingers (kb.slips) is likelier than any other edit ("setver" is server, not the docs' commoner semver), and
-    the only one read in a short word.
+    (and so a count), the commonest in English ("differnce": "difference", not "differance"). A slip of the fingers
+    (kb.slips) is likelier than any other edit ("setver" is server, not the docs' commoner semver), and the only one
+    read in a short word. Or the two words a missed space bar ran together ("haveto", "pagesize"), each a word of the
+    docs or a common one, whichever is likelier. A word English knows is read otherwise only where that is TYPO_MARGIN
+    more common (the noisy channel's prior, Norvig's corrector): "inthe" is "in the", "redis" is not "red is", nor
+    "quickbooks" "quick books".
 
     df_many(terms) -> array of each term's df here.
     """
     if len(word) < MIN_TYPO_LENGTH or not word.isalpha():
         return None
+    typed = zipf(word)
+    fix = _edited(word, tokenizer, df_many)
+    edited = [(fix, zipf(fix))] if fix is not None and (typed == 0 or zipf(fix) - typed >= TYPO_MARGIN) else []
+
+    def is_word(part: str) -> bool:  # a word of the docs, or one common in English ("hou", "andre" are not)
+        return (len(part) > 1 or part in ("a", "i")) and (zipf(part) >= COMMON_ZIPF or df_many(tokenizer.stems([part]))[0] > 0)
+
+    split = missed_space(word, is_word)
+    apart = [split] if split is not None and (typed == 0 or split[1] - typed >= TYPO_MARGIN) else []
+    return max(edited + apart, key=lambda c: c[1], default=(None, 0.0))[0]  # "alllocal": all local, not allocal
+
+
+def _edited(word: str, tokenizer: Tokenizer, df_many) -> str | None:
+    """The docs' word one edit from this one: a slip's if any, the most used, the commonest spelling of its stem."""
     variants = sorted(one_edit_away(word))
     stems = tokenizer.stems(variants)
     used = [(v, stem, n) for v, stem, n in zip(variants, stems, df_many(stems).tolist()) if n]
@@ -105,9 +122,7 @@ def correction(word: str, tokenizer: Tokenizer, df_many) -> str | None:
     if not used:
         return None
     most = max(n for *_, n in used)
-    fix = max((v for v, _, n in used if n == most), key=zipf)
-    typed = zipf(word)
-    return fix if typed == 0 or zipf(fix) - typed >= TYPO_MARGIN else None
+    return max((v for v, _, n in used if n == most), key=zipf)
 
 
 @dataclass(frozen=True)
@@ -136,8 +151,8 @@ class Question:
 def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
     """Weigh the question's words against the docs: chat shorthand they never use is read as its words ("smth":
     something) or not at all ("idk"); a word in the other English's spelling is read in theirs
-    ("equaliser": equalizer); a rare word they never use is a typo of one they do (one edit away), else a name they
-    never mention ("netlify"), which counts like any known word.
+    ("equaliser": equalizer); a rare word they never use is a typo of one they do (one edit away) or two words run
+    together ("haveto"), else a name they never mention ("netlify"), which counts like any known word.
 
     df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants.
     """
@@ -153,17 +168,17 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
         if w.term in pasted:
             continue
         fix = docs_spelling(w.word, df[w.term], tokenizer.stems, df_many)
-        if fix is None and df[w.term] == 0 and zipf(w.word) < TYPO_ZIPF:
-            fix = None if w.word in literal else correction(w.word, tokenizer, df_many)
-            if fix is None:
-                w = replace(w, known=True)
-        if fix is not None:
-            corrected[w.word] = fix
-            term = tokenizer.stems([fix])[0]
-            z = zipf(fix)
-            w = QuestionWord(fix, term, max(0.5, MAX_WEIGHT - z), z < GENERIC_ZIPF, True)
-            df[term] = df_of([term])[0]
-        out.setdefault(w.term, w)
+        if fix is None and df[w.term] == 0 and zipf(w.word) < TYPO_ZIPF and w.word not in literal:
+            fix = correction(w.word, tokenizer, df_many)
+        if fix is None:
+            out.setdefault(w.term, w if df[w.term] or zipf(w.word) >= TYPO_ZIPF else replace(w, known=True))
+            continue
+        corrected[w.word] = fix
+        for part in fix.split():  # a missed space: two words, or one beside a stopword, which reads as none
+            for term in tokenizer.words(part):
+                z = zipf(part)
+                df[term] = df_of([term])[0]
+                out.setdefault(term, QuestionWord(part, term, max(0.5, MAX_WEIGHT - z), z < GENERIC_ZIPF, True))
     return Question(text, list(out.values()), df, corrected, pasted)
 
 

@@ -6,9 +6,14 @@ detection and correction of spelling errors", CACM 1964), a slip of the fingers 
 strikes one more key (the same or a neighbour), leaves a key out, or swaps two; and it seldom gets the first letter
 wrong (Pollock and Zamora, "Automatic spelling correction in scientific and scholarly text", CACM 1984). "lomg" is a
 slip for "long" (m beside n), not for "log"; "nuxt" is no slip for "next" (u is not beside e): a name as typed.
+A missed space bar runs two words together ("haveto", "pagesize"): missed_space reads them apart.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+
+from kb.frequency import zipf
 
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")  # each row sits half a key right of the one above
 _KEYS = {c: (r, i) for r, row in enumerate(_ROWS) for i, c in enumerate(row)}
@@ -43,3 +48,13 @@ def is_slip(typed: str, meant: str) -> bool:
             for i in range(1, len(typed))
         )
     return False
+
+
+def missed_space(word: str, is_word: Callable[[str], bool]) -> tuple[str, float] | None:
+    """The likeliest two words (`is_word`) a missed space bar ran together into this one, and their Zipf value, as
+    Norvig segments text ("Natural Language Corpus Data", Beautiful Data, 2009): the words' probabilities multiplied.
+    A Zipf value is log10 of a word's frequency per billion words, so a product of two is their sum less 9."""
+    splits = [(word[:i], word[i:]) for i in range(1, len(word))]
+    return max(
+        ((f"{a} {b}", zipf(a) + zipf(b) - 9) for a, b in splits if is_word(a) and is_word(b)), key=lambda s: s[1], default=None
+    )

@@ -158,6 +158,11 @@ def test_a_slip_of_the_fingers_in_a_short_word_is_read_as_the_word_meant(rt, que
     assert a.status == "answered" and page in [s.path for s in a.sources] and fact in a.answer
 
 
+def test_two_words_run_together_by_a_missed_space_are_read_apart(rt):
+    a = ask(rt, "How long do I haveto return my earbuds?")
+    assert a.status == "answered" and "help/returns-and-refunds.md" in [s.path for s in a.sources] and "30 days" in a.answer
+
+
 def test_a_word_in_british_spelling_finds_the_page_that_spells_it_the_american_way(rt):
     a = ask(rt, "how do i change the equaliser")
     assert a.status == "answered" and [s.path for s in a.sources] == ["help/app-and-controls.md"]

@@ -126,6 +126,20 @@ def test_a_slip_of_the_fingers_is_likelier_than_the_docs_commoner_word_one_edit_
     assert searcher.read("a seperate config").corrected == {"seperate": "separate"}, "misspelt by ear, not a slip"
 
 
+def test_two_words_a_missed_space_ran_together_are_read_apart_but_a_name_english_knows_is_not(engine, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "returns.md").write_text("# Returns\n\nYou have 30 days to return an item. The page size is 50.\n")
+    (docs / "events.md").write_text("# Events\n\nUpdates stream over SSE.\n")
+    sync(engine, docs, embedder=None)
+    searcher = Searcher(engine, embedder=None)
+    assert searcher.read("how long do i haveto return it").corrected == {"haveto": "have to"}
+    assert searcher.read("whats the pagesize").corrected == {"pagesize": "page size"}, "a word English never saw"
+    assert searcher.read("i lost it in the housse").corrected == {}, "not hou sse: hou is neither the docs' nor common"
+    for name in ["redis", "quickbooks", "sharepoint"]:  # "red is", "quick books", "share point": names English knows
+        assert searcher.unknown_words(f"can i return it to {name}") == [name]
+
+
 def test_a_word_written_as_a_name_is_read_as_typed(engine, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()

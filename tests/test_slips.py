@@ -2,7 +2,8 @@
 
 import pytest
 
-from kb.slips import is_slip, neighbours
+from kb.frequency import zipf
+from kb.slips import is_slip, missed_space, neighbours
 
 
 @pytest.mark.parametrize(
@@ -38,3 +39,12 @@ def test_an_edit_no_finger_makes_is_not_a_slip(typed, meant):
 def test_keys_touch_across_the_staggered_rows():
     assert neighbours("s", "w") and neighbours("s", "e") and neighbours("s", "z") and neighbours("s", "x")
     assert not neighbours("s", "r") and not neighbours("s", "c") and not neighbours("s", "s")
+
+
+def test_a_missed_space_is_read_as_the_likeliest_two_words():
+    def is_word(part):
+        return len(part) > 1 and zipf(part) >= 3
+
+    assert missed_space("haveto", is_word)[0] == "have to"
+    assert missed_space("pagesize", is_word)[0] == "page size"
+    assert missed_space("netlify", is_word) is None, "no two words make it"
