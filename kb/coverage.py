@@ -16,9 +16,9 @@ in no chunk keeps its full weight: no passage covers it).
 When the question's rarest word (one wordfreq knows) is nowhere in the docs
 ("vacation", "smartwatch"), no passage can answer it. A word neither wordfreq nor
 the docs know is a typo when one edit makes it a word of the docs ("dependancies"; a
-short word only when a slip of the fingers does, kb.slips: "lomg"): it is not counted
-against a passage. Otherwise it is a name the docs never mention ("netlify"), and
-counts as a word like any other. A word in the other English's spelling
+short word only when a slip of the fingers does, kb.slips: "lomg"), or two words a
+missed space ran together ("haveto"): it is not counted against a passage. Otherwise
+it is a name the docs never mention ("netlify"), and counts as a word like any other. A word in the other English's spelling
 than the docs' ("colour" where they write "color") is read in theirs (kb.spelling).
 """
 
