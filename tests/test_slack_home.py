@@ -51,7 +51,7 @@ def ask_in(fake_slack, bot, channel, text, user, thread_ts=None):
         channel, text if channel.startswith("D") else f"<@{BOT_USER}> {text}", user=user, thread_ts=thread_ts
     )
     before = len(fake_slack.replies(channel, msg.get("thread_ts", msg["ts"])))
-    fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0])
+    assert fake_slack.deliver(bot.url, fake_slack.events_for(msg)[0]) == 200, "the bot acknowledges the event"
     fake_slack.wait_for(lambda: len(fake_slack.replies(channel, msg.get("thread_ts", msg["ts"]))) > before)
     return msg
 
