@@ -168,10 +168,12 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
         if w.term in pasted:
             continue
         fix = docs_spelling(w.word, df[w.term], tokenizer.stems, df_many)
-        if fix is None and df[w.term] == 0 and zipf(w.word) < TYPO_ZIPF and w.word not in literal:
-            fix = correction(w.word, tokenizer, df_many)
+        if fix is None and df[w.term] == 0 and zipf(w.word) < TYPO_ZIPF:
+            fix = None if w.word in literal else correction(w.word, tokenizer, df_many)
+            if fix is None:
+                w = replace(w, known=True)  # a name the docs never mention
         if fix is None:
-            out.setdefault(w.term, w if df[w.term] or zipf(w.word) >= TYPO_ZIPF else replace(w, known=True))
+            out.setdefault(w.term, w)
             continue
         corrected[w.word] = fix
         for part in fix.split():  # a missed space: two words, or one beside a stopword, which reads as none

@@ -90,49 +90,61 @@ def test_a_four_page_folder_ranks_the_page_that_answers_first_and_labels_what_it
     assert searcher.unknown_words("What is the vacation policy?") == ["vacation"]
 
 
-def test_a_real_word_one_letter_from_a_docs_word_is_read_as_typed_not_corrected(engine, tmp_path):
+def lexical_searcher(engine, tmp_path, pages: dict[str, str]) -> Searcher:
+    """A BM25 searcher over a docs folder holding these pages (name: Markdown), synced: how a question is read."""
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "lockers.md").write_text("# Lockers\n\nEvery locker opens with your badge. The difference is the floor.\n")
-    (docs / "badges.md").write_text("# Badges\n\nA lost badge is replaced at the front desk.\n")
+    for name, text in pages.items():
+        (docs / name).write_text(text)
     sync(engine, docs, embedder=None)
-    searcher = Searcher(engine, embedder=None)
+    return Searcher(engine, embedder=None)
+
+
+def test_a_real_word_one_letter_from_a_docs_word_is_read_as_typed_not_corrected(engine, tmp_path):
+    searcher = lexical_searcher(
+        engine,
+        tmp_path,
+        {
+            "lockers.md": "# Lockers\n\nEvery locker opens with your badge. The difference is the floor.\n",
+            "badges.md": "# Badges\n\nA lost badge is replaced at the front desk.\n",
+        },
+    )
     assert searcher.unknown_words("which docker opens with a badge") == ["docker"], "docker is a word of its own, not locker"
     assert searcher.read("what is the differnce").corrected == {"differnce": "difference"}, "the English spelling"
     assert searcher.read("is my badje lost").corrected == {"badje": "badge"}, "a word English never saw is a typo"
 
 
 def test_a_short_word_is_read_as_a_typo_only_where_a_slip_of_the_fingers_makes_it(engine, tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "warranty.md").write_text("# Warranty\n\nHow long the warranty lasts: two years. Keep the receipt.\n")
-    (docs / "logs.md").write_text("# Logs\n\nThe log shows the next update, the log level and the log file.\n")
-    sync(engine, docs, embedder=None)
-    searcher = Searcher(engine, embedder=None)
+    searcher = lexical_searcher(
+        engine,
+        tmp_path,
+        {
+            "warranty.md": "# Warranty\n\nHow long the warranty lasts: two years. Keep the receipt.\n",
+            "logs.md": "# Logs\n\nThe log shows the next update, the log level and the log file.\n",
+        },
+    )
     assert searcher.read("how lomg is the warranty").corrected == {"lomg": "long"}, "m is beside n; log is no slip"
     assert searcher.read("where is the lgo fle").corrected == {"lgo": "log", "fle": "file"}
     assert searcher.unknown_words("does it work with nuxt") == ["nuxt"], "a name, not a slip for next"
 
 
 def test_a_slip_of_the_fingers_is_likelier_than_the_docs_commoner_word_one_edit_away(engine, tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for page in ("versions", "ranges", "tags"):  # semver in three pages, server in one
-        (docs / f"{page}.md").write_text(f"# {page.title()}\n\n{page.title()} follow semver.\n")
-    (docs / "server.md").write_text("# Server\n\nRestart the server to apply a separate config file.\n")
-    sync(engine, docs, embedder=None)
-    searcher = Searcher(engine, embedder=None)
+    semver = {f"{page}.md": f"# {page.title()}\n\n{page.title()} follow semver.\n" for page in ("versions", "ranges", "tags")}
+    server = {"server.md": "# Server\n\nRestart the server to apply a separate config file.\n"}
+    searcher = lexical_searcher(engine, tmp_path, semver | server)  # semver in three pages, server in one
     assert searcher.read("how do i restart the setver").corrected == {"setver": "server"}, "t is beside r, not m"
     assert searcher.read("a seperate config").corrected == {"seperate": "separate"}, "misspelt by ear, not a slip"
 
 
 def test_two_words_a_missed_space_ran_together_are_read_apart_but_a_name_english_knows_is_not(engine, tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "returns.md").write_text("# Returns\n\nYou have 30 days to return an item. The page size is 50.\n")
-    (docs / "events.md").write_text("# Events\n\nUpdates stream over SSE.\n")
-    sync(engine, docs, embedder=None)
-    searcher = Searcher(engine, embedder=None)
+    searcher = lexical_searcher(
+        engine,
+        tmp_path,
+        {
+            "returns.md": "# Returns\n\nYou have 30 days to return an item. The page size is 50.\n",
+            "events.md": "# Events\n\nUpdates stream over SSE.\n",
+        },
+    )
     assert searcher.read("how long do i haveto return it").corrected == {"haveto": "have to"}
     assert searcher.read("whats the pagesize").corrected == {"pagesize": "page size"}, "a word English never saw"
     assert searcher.read("i lost it in the housse").corrected == {}, "not hou sse: hou is neither the docs' nor common"
@@ -141,11 +153,7 @@ def test_two_words_a_missed_space_ran_together_are_read_apart_but_a_name_english
 
 
 def test_a_word_written_as_a_name_is_read_as_typed(engine, tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "ants.md").write_text("# Ants\n\nAn ant colony, and the ant farm's log file.\n")
-    sync(engine, docs, embedder=None)
-    searcher = Searcher(engine, embedder=None)
+    searcher = lexical_searcher(engine, tmp_path, {"ants.md": "# Ants\n\nAn ant colony, and the ant farm's log file.\n"})
     assert searcher.read("can it open an atn file").corrected == {"atn": "ant"}, "typed as a word, it may be a slip"
     for question in ["can it open this file (.atn)", "can it open an `atn` file", "can it open an ATN file"]:
         assert searcher.read(question).corrected == {}, question
