@@ -18,7 +18,9 @@ When the question's rarest word (one wordfreq knows) is nowhere in the docs
 the docs know is a typo when one edit makes it a word of the docs ("dependancies"; a
 short word only when a slip of the fingers does, kb.slips: "lomg"), or two words a
 missed space ran together ("haveto"): it is not counted against a passage. Otherwise
-it is a name the docs never mention ("netlify"), and counts as a word like any other. A word in the other English's spelling
+it is a name the docs never mention ("netlify"), and counts as a word like any other. Whatever its frequency, a word
+the docs never use that is a slip of a function word ("teh", "hwo", "wiht") is read as it, and one with a letter held
+down ("sooo", "returnnn") as the word stretched (kb.slips). A word in the other English's spelling
 than the docs' ("colour" where they write "color") is read in theirs (kb.spelling).
 """
 
@@ -32,9 +34,9 @@ from kb.chatter import without_chatter
 from kb.frequency import zipf
 from kb.index import lucene_idf
 from kb.shorthand import read_shorthand
-from kb.slips import is_slip, missed_space
+from kb.slips import function_word, is_slip, missed_space, unstretched
 from kb.spelling import docs_spelling
-from kb.tokens import Tokenizer
+from kb.tokens import STOPWORDS, Tokenizer
 
 GENERIC_ZIPF = 5.0  # words at least this common are not a question's focus
 MAX_WEIGHT = 8.0  # a word wordfreq has never seen
@@ -103,13 +105,17 @@ def correction(word: str, tokenizer: Tokenizer, df_many) -> str | None:
     typed = zipf(word)
     fix = _edited(word, tokenizer, df_many)
     edited = [(fix, zipf(fix))] if fix is not None and (typed == 0 or zipf(fix) - typed >= TYPO_MARGIN) else []
-
-    def is_word(part: str) -> bool:  # a word of the docs, or one common in English ("hou", "andre" are not)
-        return (len(part) > 1 or part in ("a", "i")) and (zipf(part) >= COMMON_ZIPF or df_many(tokenizer.stems([part]))[0] > 0)
-
-    split = missed_space(word, is_word)
+    split = missed_space(word, lambda part: is_word(part, tokenizer, df_many))
     apart = [split] if split is not None and (typed == 0 or split[1] - typed >= TYPO_MARGIN) else []
     return max(edited + apart, key=lambda c: c[1], default=(None, 0.0))[0]  # "alllocal": all local, not allocal
+
+
+def is_word(part: str, tokenizer: Tokenizer, df_many) -> bool:
+    """A word of the docs, or one common in English ("hou", "andre" are not)."""
+    return (len(part) > 1 or part in ("a", "i")) and (zipf(part) >= COMMON_ZIPF or df_many(tokenizer.stems([part]))[0] > 0)
+
+
+FUNCTION_WORDS = sorted(w for w in STOPWORDS if w.isalpha())  # every page uses them, so the index counts none
 
 
 def _edited(word: str, tokenizer: Tokenizer, df_many) -> str | None:
@@ -151,8 +157,10 @@ class Question:
 def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
     """Weigh the question's words against the docs: chat shorthand they never use is read as its words ("smth":
     something) or not at all ("idk"); a word in the other English's spelling is read in theirs
-    ("equaliser": equalizer); a rare word they never use is a typo of one they do (one edit away) or two words run
-    together ("haveto"), else a name they never mention ("netlify"), which counts like any known word.
+    ("equaliser": equalizer); a word they never use with a letter held down is the word stretched ("sooo": so), one a
+    slip from a far commoner function word is that word ("teh": the); a rare word they never use is a typo of one they
+    do (one edit away) or two words run together ("haveto"), else a name they never mention ("netlify"), which counts
+    like any known word.
 
     df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants.
     """
@@ -168,6 +176,8 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
         if w.term in pasted:
             continue
         fix = docs_spelling(w.word, df[w.term], tokenizer.stems, df_many)
+        if fix is None and df[w.term] == 0 and w.word not in literal:  # "pleaseee", "teh": whatever their frequency
+            fix = unstretched(w.word, lambda part: is_word(part, tokenizer, df_many)) or function_word(w.word, FUNCTION_WORDS)
         if fix is None and df[w.term] == 0 and zipf(w.word) < TYPO_ZIPF:
             fix = None if w.word in literal else correction(w.word, tokenizer, df_many)
             if fix is None:
@@ -186,13 +196,18 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
 
 # A word written as a name: in `code`, as a file's extension or a dotfile (".atn", ".env"), or an acronym (up to four
 # capitals: "ATN", "SSO"; a longer word in capitals is an error code or a shout, read as any word: "ERESOLVE").
-_LITERAL = re.compile(r"`[^`]*`|(?<![\w.])\.\w+|\b[A-Z][A-Z0-9]{1,3}\b")
+_NAMED = re.compile(r"`[^`]*`|(?<![\w.])\.\w+")
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,3}\b")
 
 
 def literal_words(text: str) -> set[str]:
     """The words the asker wrote as names, lower-cased: read as typed, never as a typo of a word the docs use
-    ("can i import my photoshop actions (.atn)" is not about an "ant")."""
-    return {w.lower() for w in re.findall(r"\w+", " ".join(_LITERAL.findall(text)))}
+    ("can i import my photoshop actions (.atn)" is not about an "ant"). In a question typed in capitals
+    ("HWO DO I RESET IT") capitals mark no acronym."""
+    letters = [c for c in text if c.isalpha()]
+    shouted = sum(c.isupper() for c in letters) > len(letters) / 2
+    found = _NAMED.findall(text) + ([] if shouted else _ACRONYM.findall(text))
+    return {w.lower() for w in re.findall(r"\w+", " ".join(found))}
 
 
 # What the asker pasted rather than wrote: a fenced code block (an error log), a path, an address or a package spec

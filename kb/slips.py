@@ -6,12 +6,15 @@ detection and correction of spelling errors", CACM 1964), a slip of the fingers 
 strikes one more key (the same or a neighbour), leaves a key out, or swaps two; and it seldom gets the first letter
 wrong (Pollock and Zamora, "Automatic spelling correction in scientific and scholarly text", CACM 1984). "lomg" is a
 slip for "long" (m beside n), not for "log"; "nuxt" is no slip for "next" (u is not beside e): a name as typed.
-A missed space bar runs two words together ("haveto", "pagesize"): missed_space reads them apart.
+A missed space bar runs two words together ("haveto", "pagesize"): missed_space reads them apart. A function word is
+typed so often that its slips are the commonest of all ("teh", "hwo", "wiht"): function_word reads them. And a letter
+held down for emphasis ("sooo", "pleaseee", "helppp") is no slip but is read back the same way: unstretched.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 
 from kb.frequency import zipf
 
@@ -58,3 +61,38 @@ def missed_space(word: str, is_word: Callable[[str], bool]) -> tuple[str, float]
     return max(
         ((f"{a} {b}", zipf(a) + zipf(b) - 9) for a, b in splits if is_word(a) and is_word(b)), key=lambda s: s[1], default=None
     )
+
+
+# A given slip is about a thousand times rarer than the word typed right (Zipf values are log10 frequencies): a word
+# that is a slip of a function word ("teh", 3.0) is read as it ("the", 7.7) when that is this much likelier, and as
+# typed otherwise ("form" is not "from", "info" not "into", "fee" not "few").
+SLIP_ODDS = 3.0
+
+
+def function_word(word: str, function_words: Iterable[str]) -> str | None:
+    """The function word ("the", "with", "how") one slip of the fingers turned into this one ("teh", "wiht", "hwo"),
+    when it is SLIP_ODDS likelier than the word as typed; the commonest, if several."""
+    typed = zipf(word)
+    slipped = [f for f in function_words if abs(len(f) - len(word)) <= 1 and is_slip(word, f) and zipf(f) - typed >= SLIP_ODDS]
+    return max(slipped, key=zipf, default=None)
+
+
+_HELD = re.compile(r"([a-z])\1\1+")  # a letter three times or more: no English word has one
+
+
+def unstretched(word: str, is_word: Callable[[str], bool]) -> str | None:
+    """The word a letter held down for emphasis stretched ("sooo": so, "pleaseee": please, "helppp": help), each such
+    run read as one letter or two, the commonest in English that is_word; None if the word has no such run or no
+    reading is a word. Word lengthening in chat: Brody and Diakopoulos, "Cooooooooooooooollllllllllllll!!!!!!!!!!!!!!",
+    EMNLP 2011."""
+    runs = list(_HELD.finditer(word))
+    if not runs:
+        return None
+    readings = [""]
+    at = 0
+    for run in runs:
+        letter = run.group(1)
+        readings = [r + word[at : run.start()] + held for r in readings for held in (letter, letter * 2)]
+        at = run.end()
+    words = [r + word[at:] for r in readings if is_word(r + word[at:])]
+    return max(words, key=zipf, default=None)

@@ -163,6 +163,15 @@ def test_two_words_run_together_by_a_missed_space_are_read_apart(rt):
     assert a.status == "answered" and "help/returns-and-refunds.md" in [s.path for s in a.sources] and "30 days" in a.answer
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["hwo long do i have to return my earbuds?", "how long do i have to returnnn my earbuds sooo"],
+)
+def test_a_slip_in_a_function_word_or_a_letter_held_down_still_gets_the_answer(rt, question):
+    a = ask(rt, question)
+    assert a.status == "answered" and "help/returns-and-refunds.md" in [s.path for s in a.sources] and "30 days" in a.answer
+
+
 def test_a_word_in_british_spelling_finds_the_page_that_spells_it_the_american_way(rt):
     a = ask(rt, "how do i change the equaliser")
     assert a.status == "answered" and [s.path for s in a.sources] == ["help/app-and-controls.md"]

@@ -152,6 +152,21 @@ def test_two_words_a_missed_space_ran_together_are_read_apart_but_a_name_english
         assert searcher.unknown_words(f"can i return it to {name}") == [name]
 
 
+def test_a_slip_in_a_function_word_or_a_letter_held_down_is_not_read_as_the_subject(engine, tmp_path):
+    searcher = lexical_searcher(engine, tmp_path, {"returns.md": "# Returns\n\nYou have 30 days to return an item.\n"})
+    assert searcher.read("hwo long do i have to return teh item").corrected == {"hwo": "how", "teh": "the"}
+    assert searcher.read("sooo how long do i have to returnnn it").corrected == {"sooo": "so", "returnnn": "return"}
+    for question in ["waht days do i have to return it", "can i return it wiht the box", "pleaseee how many days to return it"]:
+        assert searcher.unknown_words(question) == [], question
+    assert searcher.read("can i return the form").corrected == {}, "a word of its own, not from"
+
+
+def test_a_question_typed_in_capitals_has_its_slips_read_as_any_other(engine, tmp_path):
+    searcher = lexical_searcher(engine, tmp_path, {"returns.md": "# Returns\n\nYou have 30 days to return an item.\n"})
+    assert searcher.read("HWO LONG DO I HAVE TO RETRUN AN ITEM").corrected == {"hwo": "how", "retrun": "return"}
+    assert searcher.read("how long to return an HWO item").corrected == {}, "capitals among lower case: an acronym"
+
+
 def test_a_word_written_as_a_name_is_read_as_typed(engine, tmp_path):
     searcher = lexical_searcher(engine, tmp_path, {"ants.md": "# Ants\n\nAn ant colony, and the ant farm's log file.\n"})
     assert searcher.read("can it open an atn file").corrected == {"atn": "ant"}, "typed as a word, it may be a slip"

@@ -3,7 +3,8 @@
 import pytest
 
 from kb.frequency import zipf
-from kb.slips import is_slip, missed_space, neighbours
+from kb.slips import function_word, is_slip, missed_space, neighbours, unstretched
+from kb.tokens import STOPWORDS
 
 
 @pytest.mark.parametrize(
@@ -48,3 +49,31 @@ def test_a_missed_space_is_read_as_the_likeliest_two_words():
     assert missed_space("haveto", is_word)[0] == "have to"
     assert missed_space("pagesize", is_word)[0] == "page size"
     assert missed_space("netlify", is_word) is None, "no two words make it"
+
+
+FUNCTION_WORDS = [w for w in STOPWORDS if w.isalpha()]
+
+
+@pytest.mark.parametrize(
+    "typed, meant",
+    [("teh", "the"), ("hwo", "how"), ("wiht", "with"), ("taht", "that"), ("cna", "can"), ("tehre", "there"), ("thw", "the")],
+)
+def test_a_slip_of_a_function_word_is_read_as_it(typed, meant):
+    assert function_word(typed, FUNCTION_WORDS) == meant
+
+
+@pytest.mark.parametrize("typed", ["form", "info", "fee", "dose", "tool"])  # one slip from from, into, few, does, too
+def test_a_word_of_its_own_near_a_function_word_is_read_as_typed(typed):
+    assert function_word(typed, FUNCTION_WORDS) is None, "a slip is far rarer than the word typed right"
+
+
+def test_a_letter_held_down_is_read_once_or_twice_whichever_makes_a_word():
+    def is_word(word):
+        return len(word) > 1 and zipf(word) >= 3
+
+    assert unstretched("sooo", is_word) == "so"
+    assert unstretched("pleaseee", is_word) == "please"
+    assert unstretched("helppp", is_word) == "help"
+    assert unstretched("cooool", is_word) == "cool", "two of the letter held"
+    assert unstretched("coffee", is_word) is None, "a letter twice is spelling, not emphasis"
+    assert unstretched("zzzqqq", is_word) is None, "no reading is a word"
