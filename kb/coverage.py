@@ -34,7 +34,7 @@ from kb.chatter import without_chatter
 from kb.frequency import zipf
 from kb.index import lucene_idf
 from kb.shorthand import read_shorthand
-from kb.slips import function_word, is_slip, missed_space, unstretched
+from kb.slips import function_word, is_slip, missed_space, number_apart, unstretched
 from kb.spelling import docs_spelling
 from kb.tokens import STOPWORDS, Tokenizer
 
@@ -155,16 +155,20 @@ class Question:
 
 
 def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
-    """Weigh the question's words against the docs: chat shorthand they never use is read as its words ("smth":
-    something) or not at all ("idk"); a word in the other English's spelling is read in theirs
-    ("equaliser": equalizer); a word they never use with a letter held down is the word stretched ("sooo": so), one a
-    slip from a far commoner function word is that word ("teh": the); a rare word they never use is a typo of one they
-    do (one edit away) or two words run together ("haveto"), else a name they never mention ("netlify"), which counts
-    like any known word.
+    """Weigh the question's words against the docs: a question in capitals is read in lower case; a number typed
+    against its unit is read apart ("30mins"); chat shorthand they never use is read as its words ("smth": something)
+    or not at all ("idk"); a word in the other English's spelling is read in theirs ("equaliser": equalizer); a word
+    they never use with a letter held down is the word stretched ("sooo": so), one a slip from a far commoner function
+    word is that word ("teh": the); a rare word they never use is a typo of one they do (one edit away) or two words
+    run together ("haveto"), else a name they never mention ("netlify"), which counts like any known word.
 
     df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants.
     """
-    text = read_shorthand(without_chatter(text), lambda word: df_of(tokenizer.stems([word]))[0] > 0)
+
+    def used(word: str) -> bool:  # the docs use it
+        return df_of(tokenizer.stems([word]))[0] > 0
+
+    text = read_shorthand(number_apart(without_chatter(unshouted(text)), used), used)
     words = question_words(text, tokenizer)
     df = dict(zip([w.term for w in words], df_of([w.term for w in words])))
     out: dict[str, QuestionWord] = {}
@@ -196,18 +200,20 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
 
 # A word written as a name: in `code`, as a file's extension or a dotfile (".atn", ".env"), or an acronym (up to four
 # capitals: "ATN", "SSO"; a longer word in capitals is an error code or a shout, read as any word: "ERESOLVE").
-_NAMED = re.compile(r"`[^`]*`|(?<![\w.])\.\w+")
-_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,3}\b")
+_LITERAL = re.compile(r"`[^`]*`|(?<![\w.])\.\w+|\b[A-Z][A-Z0-9]{1,3}\b")
 
 
 def literal_words(text: str) -> set[str]:
     """The words the asker wrote as names, lower-cased: read as typed, never as a typo of a word the docs use
-    ("can i import my photoshop actions (.atn)" is not about an "ant"). In a question typed in capitals
-    ("HWO DO I RESET IT") capitals mark no acronym."""
+    ("can i import my photoshop actions (.atn)" is not about an "ant")."""
+    return {w.lower() for w in re.findall(r"\w+", " ".join(_LITERAL.findall(text)))}
+
+
+def unshouted(text: str) -> str:
+    """The question in lower case if it is typed in capitals ("HWO DO I RESET IT"): capitals mark no acronym there, and
+    the word embedder reads case (WordLlama's cosine between a question and itself in capitals: 0.43)."""
     letters = [c for c in text if c.isalpha()]
-    shouted = sum(c.isupper() for c in letters) > len(letters) / 2
-    found = _NAMED.findall(text) + ([] if shouted else _ACRONYM.findall(text))
-    return {w.lower() for w in re.findall(r"\w+", " ".join(found))}
+    return text.lower() if sum(c.isupper() for c in letters) > len(letters) / 2 else text
 
 
 # What the asker pasted rather than wrote: a fenced code block (an error log), a path, an address or a package spec

@@ -8,7 +8,8 @@ wrong (Pollock and Zamora, "Automatic spelling correction in scientific and scho
 slip for "long" (m beside n), not for "log"; "nuxt" is no slip for "next" (u is not beside e): a name as typed.
 A missed space bar runs two words together ("haveto", "pagesize"): missed_space reads them apart. A function word is
 typed so often that its slips are the commonest of all ("teh", "hwo", "wiht"): function_word reads them. And a letter
-held down for emphasis ("sooo", "pleaseee", "helppp") is no slip but is read back the same way: unstretched.
+held down for emphasis ("sooo", "pleaseee", "helppp") is no slip but is read back the same way: unstretched. And a
+number typed against its unit ("30mins", "3pm") is read apart: number_apart.
 """
 
 from __future__ import annotations
@@ -67,13 +68,21 @@ def missed_space(word: str, is_word: Callable[[str], bool]) -> tuple[str, float]
 # that is a slip of a function word ("teh", 3.0) is read as it ("the", 7.7) when that is this much likelier, and as
 # typed otherwise ("form" is not "from", "info" not "into", "fee" not "few").
 SLIP_ODDS = 3.0
+# A slip of a two-letter word, or into one, has an acronym's shape: "aws" is no slip for as, "iot" for it, "hw" for he.
+FUNCTION_LENGTH = 3
 
 
 def function_word(word: str, function_words: Iterable[str]) -> str | None:
     """The function word ("the", "with", "how") one slip of the fingers turned into this one ("teh", "wiht", "hwo"),
     when it is SLIP_ODDS likelier than the word as typed; the commonest, if several."""
+    if len(word) < FUNCTION_LENGTH:
+        return None
     typed = zipf(word)
-    slipped = [f for f in function_words if abs(len(f) - len(word)) <= 1 and is_slip(word, f) and zipf(f) - typed >= SLIP_ODDS]
+    slipped = [
+        f
+        for f in function_words
+        if len(f) >= FUNCTION_LENGTH and abs(len(f) - len(word)) <= 1 and is_slip(word, f) and zipf(f) - typed >= SLIP_ODDS
+    ]
     return max(slipped, key=zipf, default=None)
 
 
@@ -96,3 +105,16 @@ def unstretched(word: str, is_word: Callable[[str], bool]) -> str | None:
         at = run.end()
     words = [r + word[at:] for r in readings if is_word(r + word[at:])]
     return max(words, key=zipf, default=None)
+
+
+# A number typed against its unit, one whitespace-separated token: "30mins", "2hrs", "3pm", "10gb"; not a version, a
+# path or an address ("1.2.3rc1", "/tmp/3pm.log", "v2", "me@2fa.io").
+_GLUED = re.compile(r"(?<![\w./\\:@-])(\d+(?:[.,]\d+)?)([^\W\d_]+)(?![\w/\\@-]|[.:]\w)")
+
+
+def number_apart(text: str, used: Callable[[str], bool]) -> str:
+    """The text with each number typed against its unit read apart, as the docs would write it ("30mins": 30 mins,
+    "3pm": 3 pm), where the docs never use the two as typed (a manual may write "2fa" or "4k" as a name).
+
+    used(word) -> whether the docs use the word themselves."""
+    return _GLUED.sub(lambda m: m[0] if used(m[0].lower()) else f"{m[1]} {m[2]}", text)

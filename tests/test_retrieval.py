@@ -167,6 +167,12 @@ def test_a_question_typed_in_capitals_has_its_slips_read_as_any_other(engine, tm
     assert searcher.read("how long to return an HWO item").corrected == {}, "capitals among lower case: an acronym"
 
 
+def test_a_number_typed_against_its_unit_is_not_read_as_the_subject(engine, tmp_path):
+    searcher = lexical_searcher(engine, tmp_path, {"returns.md": "# Returns\n\nReturns close at 5 pm after 30 days.\n"})
+    assert searcher.unknown_words("can i still return it at 4pm") == [], "4 pm, not a word 4pm"
+    assert searcher.read("do i have 30days to return it").query() == "do i have 30 days to return it"
+
+
 def test_a_word_written_as_a_name_is_read_as_typed(engine, tmp_path):
     searcher = lexical_searcher(engine, tmp_path, {"ants.md": "# Ants\n\nAn ant colony, and the ant farm's log file.\n"})
     assert searcher.read("can it open an atn file").corrected == {"atn": "ant"}, "typed as a word, it may be a slip"

@@ -3,7 +3,7 @@
 import pytest
 
 from kb.frequency import zipf
-from kb.slips import function_word, is_slip, missed_space, neighbours, unstretched
+from kb.slips import function_word, is_slip, missed_space, neighbours, number_apart, unstretched
 from kb.tokens import STOPWORDS
 
 
@@ -62,7 +62,13 @@ def test_a_slip_of_a_function_word_is_read_as_it(typed, meant):
     assert function_word(typed, FUNCTION_WORDS) == meant
 
 
-@pytest.mark.parametrize("typed", ["form", "info", "fee", "dose", "tool"])  # one slip from from, into, few, does, too
+@pytest.mark.parametrize(
+    "typed",
+    [
+        *["form", "info", "fee", "dose", "tool"],  # one slip from from, into, few, does, too: far from rare
+        *["aws", "iot", "ion", "hw"],  # one slip from as, it, in, he: an acronym's shape
+    ],
+)
 def test_a_word_of_its_own_near_a_function_word_is_read_as_typed(typed):
     assert function_word(typed, FUNCTION_WORDS) is None, "a slip is far rarer than the word typed right"
 
@@ -77,3 +83,12 @@ def test_a_letter_held_down_is_read_once_or_twice_whichever_makes_a_word():
     assert unstretched("cooool", is_word) == "cool", "two of the letter held"
     assert unstretched("coffee", is_word) is None, "a letter twice is spelling, not emphasis"
     assert unstretched("zzzqqq", is_word) is None, "no reading is a word"
+
+
+def test_a_number_typed_against_its_unit_is_read_apart_unless_the_docs_write_it_so():
+    def used(word):
+        return word in {"2fa", "pm", "minutes"}
+
+    assert number_apart("restore it to 3pm yesterday, takes 30mins?", used) == "restore it to 3 pm yesterday, takes 30 mins?"
+    assert number_apart("is 2fa on", used) == "is 2fa on", "the docs' own name"
+    assert number_apart("see /tmp/3pm.log, v1.2.3rc1 and bob@2x.io", used) == "see /tmp/3pm.log, v1.2.3rc1 and bob@2x.io"
