@@ -24,12 +24,14 @@ import numpy as np
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 
-from kb.coverage import Question, coverage, docs_weights, read_question, strength, zipf
+from kb.coverage import coverage, docs_weights, strength
 from kb.embedding import USE_DEFAULT, Embedder, EmbedderUnavailable, resolve_embedder
 from kb.encoder import RELATED
 from kb.errors import IndexUnavailable
+from kb.frequency import zipf
 from kb.hits import Hit, Page, Ranked, read_hits, read_pages
 from kb.links import Links
+from kb.question import Question, read_question
 from kb.ranking import DEPTH, PAGE_BONUS, rank_pages, rrf, top
 from kb.rerank import ENCODER_POOL, RERANK_PAGES
 from kb.serving import ServingIndex, load_index

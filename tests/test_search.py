@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from kb.coverage import pasted_words
+from kb.question import pasted_words
 from kb.search import Searcher
 from kb.sync import sync
 from kb.tokens import DEFAULT_TOKENIZER

@@ -12,8 +12,9 @@ from typing import NamedTuple
 
 from bot.agent.evidence import Passage
 from bot.agent.types import Citation, Segment
-from kb.coverage import GENERIC_ZIPF, zipf
 from kb.documents import INDEX_TERMS, QUOTE_MARK, SENTENCE_BREAK
+from kb.frequency import zipf
+from kb.question import GENERIC_ZIPF
 from kb.screening import speaks_to_assistant
 from kb.serving import ServingIndex
 from kb.tokens import Tokenizer

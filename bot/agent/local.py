@@ -36,8 +36,9 @@ from bot.agent.numbers import arithmetic_in, asked_amount, asks_how_much, has_am
 from bot.agent.tools import CALCULATOR, SEARCH_DOCS, Toolbox, ToolCall, ToolResult
 from bot.agent.types import Segment
 from kb.chatter import is_chatter, without_chatter
-from kb.coverage import docs_weights, never_used
+from kb.coverage import docs_weights
 from kb.encoder import CLOSE
+from kb.question import never_used
 from kb.tokens import plural_stem
 
 INTRO = "From the docs (an extractive answer: the lines below are quoted as written):\n"
