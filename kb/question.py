@@ -10,9 +10,9 @@ answer it. A word neither wordfreq nor the docs know is a typo when one edit mak
 ("dependancies"; a short word only when a slip of the fingers does, kb.slips: "lomg"), or two words a missed space ran
 together ("haveto"): it is not counted against a passage. Otherwise it is a name the docs never mention ("netlify"), and
 counts as a word like any other. Whatever its frequency, a word the docs never use that is a slip of a function word
-("teh", "hwo", "wiht") is read as it, and one with a letter held down ("sooo", "returnnn") as the word stretched
-(kb.slips). A word in the other English's spelling than the docs' ("colour" where they write "color") is read in
-theirs (kb.spelling).
+("teh", "hwo", "wiht") is read as it, one with a letter held down ("sooo", "returnnn") as the word stretched
+(kb.slips), and an irregular form ("hid", "shrank") in the form the docs use (kb.inflection). A word in the other
+English's spelling than the docs' ("colour" where they write "color") is read in theirs (kb.spelling).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from kb.chatter import without_chatter
 from kb.frequency import zipf
+from kb.inflection import docs_form
 from kb.shorthand import read_shorthand
 from kb.slips import function_word, is_slip, missed_space, number_apart, unstretched
 from kb.spelling import docs_spelling
@@ -148,8 +149,8 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
     """Weigh the question's words against the docs: a question in capitals is read in lower case; a number typed
     against its unit is read apart ("30mins"); chat shorthand they never use is read as its words ("smth": something)
     or not at all ("idk"); a word in the other English's spelling is read in theirs ("equaliser": equalizer); a word
-    they never use with a letter held down is the word stretched ("sooo": so), one a slip from a far commoner function
-    word is that word ("teh": the); a rare word they never use is a typo of one they do (one edit away) or two words
+    they never use in an irregular form is read in the form they use ("hid": hide), one with a letter held down is the
+    word stretched ("sooo": so), one a slip from a far commoner function word is that word ("teh": the); a rare word they never use is a typo of one they do (one edit away) or two words
     run together ("haveto"), else a name they never mention ("netlify"), which counts like any known word.
 
     df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants.
@@ -170,8 +171,12 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
         if w.term in pasted:
             continue
         fix = docs_spelling(w.word, df[w.term], tokenizer.stems, df_many)
-        if fix is None and df[w.term] == 0 and w.word not in literal:  # "pleaseee", "teh": whatever their frequency
-            fix = unstretched(w.word, lambda part: is_word(part, tokenizer, df_many)) or function_word(w.word, FUNCTION_WORDS)
+        if fix is None and df[w.term] == 0 and w.word not in literal:  # "hid", "pleaseee", "teh": whatever their frequency
+            fix = (
+                docs_form(w.word, tokenizer.stems, df_many)
+                or unstretched(w.word, lambda part: is_word(part, tokenizer, df_many))
+                or function_word(w.word, FUNCTION_WORDS)
+            )
         if fix is None and df[w.term] == 0 and zipf(w.word) < TYPO_ZIPF:
             fix = None if w.word in literal else correction(w.word, tokenizer, df_many)
             if fix is None:

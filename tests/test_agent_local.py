@@ -172,6 +172,11 @@ def test_a_slip_in_a_function_word_or_a_letter_held_down_still_gets_the_answer(r
     assert a.status == "answered" and "help/returns-and-refunds.md" in [s.path for s in a.sources] and "30 days" in a.answer
 
 
+def test_a_verb_in_its_irregular_past_gets_the_answer_its_present_would(rt):
+    a = ask(rt, "i swam with my pods, is that ok?")  # the page says "Do not wear the earbuds while swimming"
+    assert a.status == "answered" and "help/water-resistance.rst" in [s.path for s in a.sources]
+
+
 def test_a_word_in_british_spelling_finds_the_page_that_spells_it_the_american_way(rt):
     a = ask(rt, "how do i change the equaliser")
     assert a.status == "answered" and [s.path for s in a.sources] == ["help/app-and-controls.md"]

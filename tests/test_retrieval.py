@@ -167,6 +167,21 @@ def test_a_question_typed_in_capitals_has_its_slips_read_as_any_other(engine, tm
     assert searcher.read("how long to return an HWO item").corrected == {}, "capitals among lower case: an acronym"
 
 
+def test_an_irregular_form_is_read_in_the_form_the_docs_use(engine, tmp_path):
+    searcher = lexical_searcher(
+        engine,
+        tmp_path,
+        {
+            "layers.md": "# Layers\n\nHide a layer with the eye icon. A hidden layer is never exported.\n",
+            "size.md": "# Image size\n\nShrink the image to fit a page. Frozen layers keep their size.\n",
+        },
+    )
+    assert searcher.read("i hid a layer by mistake").corrected == {"hid": "hide"}, "its dictionary form, used here"
+    assert searcher.read("the image shrank").corrected == {"shrank": "shrink"}
+    assert searcher.read("gimp froze").corrected == {"froze": "frozen"}, "no freeze here: the form they use"
+    assert searcher.unknown_words("i hid a layer with netlify") == ["netlify"], "a name no dictionary holds"
+
+
 def test_a_number_typed_against_its_unit_is_not_read_as_the_subject(engine, tmp_path):
     searcher = lexical_searcher(engine, tmp_path, {"returns.md": "# Returns\n\nReturns close at 5 pm after 30 days.\n"})
     assert searcher.unknown_words("can i still return it at 4pm") == [], "4 pm, not a word 4pm"
