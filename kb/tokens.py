@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 import Stemmer
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+# A word the docs write with hyphens ("fast-forward", "USB-C", "e-mail", "utf-8") is also indexed joined, as people type
+# it in chat ("fastforward", "usbc", "email", "utf8").
+_HYPHENATED = re.compile(r"(?<![\w-])[^\W_]+(?:-[^\W_]+)+(?![\w-])", re.UNICODE)
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are aren't as at be because been before
@@ -41,6 +44,7 @@ class Tokenizer:
 
     stem: str | None = None  # None, "plural" (an S-stemmer) or "snowball"
     stopwords: bool = True
+    joined: bool = True  # the docs' hyphenated words are also terms joined ("fast-forward": fastforward)
     _stemmer: Stemmer.Stemmer | None = field(default=None, init=False, repr=False)
     _hashes: dict[str, int] = field(default_factory=dict, init=False, repr=False)
 
@@ -53,7 +57,7 @@ class Tokenizer:
     @property
     def name(self) -> str:
         """Stored with the index: postings made by another analyzer are rebuilt by the next sync."""
-        return f"{self.stem or 'plain'}{'-stop' if self.stopwords else ''}"
+        return f"{self.stem or 'plain'}{'-stop' if self.stopwords else ''}{'-joined' if self.joined else ''}"
 
     def words(self, text: str) -> list[str]:
         words = [w.replace("’", "'") for w in _WORD.findall(text.lower())]
@@ -81,13 +85,27 @@ class Tokenizer:
                 self._hashes[term] = h
         return h
 
+    def docs_words(self, text: str) -> list[str]:
+        """A text of the docs' terms: its words, and each hyphenated word joined as well ("USB-C": usb, c, usbc), so
+        that a question typed without the hyphen finds it. A question's own hyphens add nothing: a joined form the docs
+        never use ("see-through": seethrough) would only be a word they lack."""
+        return self.words(text) + self._joined(text)
+
+    def _joined(self, text: str) -> list[str]:
+        if not self.joined or "-" not in text:
+            return []
+        joined = (w.replace("-", "") for w in _HYPHENATED.findall(text.lower()))
+        return self.words(" ".join(w for w in joined if not w.isdigit()))
+
     def term_hashes(self, text: str) -> list[int]:
         return [self.hash(w) for w in self.words(text)]
 
     def counts(self, text: str) -> tuple[Counter[int], int]:
-        """How often each term occurs in the text, and the text's length in terms."""
-        hashes = self.term_hashes(text)
-        return Counter(hashes), len(hashes)
+        """How often each of the docs' terms occurs in the text (docs_words), and the text's length in words: a joined
+        form is a second spelling, not more text, so it leaves BM25's length normalisation as it was."""
+        words = self.words(text)
+        hashes = [self.hash(w) for w in words + self._joined(text)]
+        return Counter(hashes), len(words)
 
 
 def plural_stem(word: str) -> str:

@@ -182,6 +182,20 @@ def test_an_irregular_form_is_read_in_the_form_the_docs_use(engine, tmp_path):
     assert searcher.unknown_words("i hid a layer with netlify") == ["netlify"], "a name no dictionary holds"
 
 
+def test_a_word_the_docs_hyphenate_is_found_typed_without_the_hyphen(engine, tmp_path):
+    searcher = lexical_searcher(
+        engine,
+        tmp_path,
+        {
+            "cables.md": "# Cables\n\nCharge the case with a USB-C cable.\n",
+            "merges.md": "# Merges\n\nA fast-forward merge moves the branch.\n",
+        },
+    )
+    assert searcher.unknown_words("can i charge it with a usbc cable") == [], "usbc is USB-C"
+    assert searcher.search("what is a fastforward", k=1)[0].path == "merges.md"
+    assert searcher.unknown_words("is the cable see-through") == [], "the question's own hyphen adds no word"
+
+
 def test_a_number_typed_against_its_unit_is_not_read_as_the_subject(engine, tmp_path):
     searcher = lexical_searcher(engine, tmp_path, {"returns.md": "# Returns\n\nReturns close at 5 pm after 30 days.\n"})
     assert searcher.unknown_words("can i still return it at 4pm") == [], "4 pm, not a word 4pm"

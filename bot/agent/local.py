@@ -169,7 +169,7 @@ class LocalAnswerer:
         once a question: the method rescans the same lines several times."""
         words = self._read_texts.get(text)
         if words is None:
-            words = self._read_texts[text] = frozenset(plural_stem(w) for w in self.index.tokenizer.words(text))
+            words = self._read_texts[text] = frozenset(plural_stem(w) for w in self.index.tokenizer.docs_words(text))
         return words
 
     def _coverage(self, words: AbstractSet[str], heading_words: AbstractSet[str] = frozenset()) -> float:
