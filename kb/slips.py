@@ -7,9 +7,9 @@ strikes one more key (the same or a neighbour), leaves a key out, or swaps two; 
 wrong (Pollock and Zamora, "Automatic spelling correction in scientific and scholarly text", CACM 1984). "lomg" is a
 slip for "long" (m beside n), not for "log"; "nuxt" is no slip for "next" (u is not beside e): a name as typed.
 A missed space bar runs two words together ("haveto", "pagesize"): missed_space reads them apart. A function word is
-typed so often that its slips are the commonest of all ("teh", "hwo", "wiht"): function_word reads them. And a letter
-held down for emphasis ("sooo", "pleaseee", "helppp") is no slip but is read back the same way: unstretched. And a
-number typed against its unit ("30mins", "3pm") is read apart: number_apart.
+typed so often that its slips are the commonest of all ("teh", "hwo", "wiht"): function_word reads them. Two more
+habits of chat are read back the same way: a letter held down for emphasis ("sooo", "pleaseee": unstretched) and a
+number typed against its unit ("30mins", "3pm": number_apart).
 """
 
 from __future__ import annotations
