@@ -150,8 +150,9 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
     against its unit is read apart ("30mins"); chat shorthand they never use is read as its words ("smth": something)
     or not at all ("idk"); a word in the other English's spelling is read in theirs ("equaliser": equalizer); a word
     they never use in an irregular form is read in the form they use ("hid": hide), one with a letter held down is the
-    word stretched ("sooo": so), one a slip from a far commoner function word is that word ("teh": the); a rare word they never use is a typo of one they do (one edit away) or two words
-    run together ("haveto"), else a name they never mention ("netlify"), which counts like any known word.
+    word stretched ("sooo": so), one a slip from a far commoner function word is that word ("teh": the); a rare word
+    they never use is a typo of one they do (one edit away) or two words run together ("haveto"), else a name they
+    never mention ("netlify"), which counts like any known word.
 
     df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants.
     """
@@ -171,15 +172,16 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
         if w.term in pasted:
             continue
         fix = docs_spelling(w.word, df[w.term], tokenizer.stems, df_many)
-        if fix is None and df[w.term] == 0 and w.word not in literal:  # "hid", "pleaseee", "teh": whatever their frequency
-            fix = (
-                docs_form(w.word, tokenizer.stems, df_many)
-                or unstretched(w.word, lambda part: is_word(part, tokenizer, df_many))
-                or function_word(w.word, FUNCTION_WORDS)
-            )
-        if fix is None and df[w.term] == 0 and zipf(w.word) < TYPO_ZIPF:
-            fix = None if w.word in literal else correction(w.word, tokenizer, df_many)
-            if fix is None:
+        rare = zipf(w.word) < TYPO_ZIPF
+        if fix is None and df[w.term] == 0:
+            if w.word not in literal:  # "hid", "pleaseee", "teh" whatever their frequency; a typo only if rare
+                fix = (
+                    docs_form(w.word, tokenizer.stems, df_many)
+                    or unstretched(w.word, lambda part: is_word(part, tokenizer, df_many))
+                    or function_word(w.word, FUNCTION_WORDS)
+                    or (correction(w.word, tokenizer, df_many) if rare else None)
+                )
+            if fix is None and rare:
                 w = replace(w, known=True)  # a name the docs never mention
         if fix is None:
             out.setdefault(w.term, w)
