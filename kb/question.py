@@ -148,19 +148,20 @@ class Question:
 def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
     """Weigh the question's words against the docs: a question in capitals is read in lower case; a number typed
     against its unit is read apart ("30mins"); chat shorthand they never use is read as its words ("smth": something)
-    or not at all ("idk"); a word in the other English's spelling is read in theirs ("equaliser": equalizer); a word
-    they never use in an irregular form is read in the form they use ("hid": hide), one with a letter held down is the
-    word stretched ("sooo": so), one a slip from a far commoner function word is that word ("teh": the); a rare word
-    they never use is a typo of one they do (one edit away) or two words run together ("haveto"), else a name they
-    never mention ("netlify"), which counts like any known word.
+    or not at all ("idk"); a word in the other
+    English's spelling is read in theirs ("equaliser": equalizer); a word they never use in an irregular form is read
+    in the form they use ("hid": hide), one with a letter held down is the word stretched ("sooo": so), one a slip
+    from a far commoner function word is that word ("teh": the); a rare word they never use is a typo of one they do
+    (one edit away) or two words run together ("haveto"), else a name they never mention ("netlify"), which counts like
+    any known word.
 
     df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants.
     """
 
-    def used(word: str) -> bool:  # the docs use it
-        return df_of(tokenizer.stems([word]))[0] > 0
+    def count(word: str) -> int:  # in how many chunks the docs use it
+        return int(df_of(tokenizer.stems([word]))[0])
 
-    text = read_shorthand(number_apart(without_chatter(unshouted(text)), used), used)
+    text = read_shorthand(number_apart(without_chatter(unshouted(text)), lambda word: count(word) > 0), count)
     words = question_words(text, tokenizer)
     df = dict(zip([w.term for w in words], df_of([w.term for w in words])))
     out: dict[str, QuestionWord] = {}

@@ -3,8 +3,9 @@
 People type a help channel's questions as they type chat. Read as words, "idk", "smth" or "asap" are rare words the
 docs never use, and such a word is taken for the question's subject, one the docs cannot cover: "idk how to undo smth i
 commited" was declined over Git's manual ("the docs never use idk, smth"), and "undo my last commit asap, lmk" too.
-A shorthand is read as its words only where the docs never use it themselves (a manual may say "repo" or "pwd"), as a
-British spelling is read in the docs' American one (kb.spelling). Those that only hedge, press or react ("idk",
+A shorthand is read as its words only where the docs do not use it themselves (a manual may say "repo" or "pwd"), or,
+for a clipped word, use it at most a tenth as often as the word in full ("deps" and "dependencies"), as a British
+spelling is read in the docs' American one (kb.spelling). Those that only hedge, press or react ("idk",
 "tbh", "asap", "lmk") stand for nothing the docs could answer and are not read at all, as chatter is not
 (kb.chatter). contractions' slang table (MIT) was looked at and not taken: it reads "diff" as "different" and "r"
 as "are", and has none of the clippings.
@@ -76,6 +77,56 @@ SHORTHAND = {
     "secs": "seconds",
     "wk": "week",
     "wks": "weeks",
+    # clipped words of software and its help: each meant one way in a question ("dev" and "auth" are left out: each
+    # stands for two words; "app" and "admin" too: words of their own, as common in English as the words they clip,
+    # and an app for a phone is not any application)
+    "dep": "dependency",
+    "deps": "dependencies",
+    "pkg": "package",
+    "pkgs": "packages",
+    "lib": "library",
+    "libs": "libraries",
+    "db": "database",
+    "dbs": "databases",
+    "cmd": "command",
+    "cmds": "commands",
+    "arg": "argument",
+    "args": "arguments",
+    "param": "parameter",
+    "params": "parameters",
+    "var": "variable",
+    "vars": "variables",
+    "func": "function",
+    "funcs": "functions",
+    "config": "configuration",
+    "configs": "configurations",
+    "cfg": "configuration",
+    "info": "information",
+    "img": "image",
+    "imgs": "images",
+    "err": "error",
+    "errs": "errors",
+    "col": "column",
+    "cols": "columns",
+    "tbl": "table",
+    "txn": "transaction",
+    "txns": "transactions",
+    "attr": "attribute",
+    "attrs": "attributes",
+    "addr": "address",
+    "org": "organization",
+    "orgs": "organizations",
+    "perf": "performance",
+    "ver": "version",
+    "creds": "credentials",
+    "cert": "certificate",
+    "certs": "certificates",
+    "notif": "notification",
+    "notifs": "notifications",
+    "btn": "button",
+    "avg": "average",
+    "approx": "approximately",
+    "convo": "conversation",
     # nothing to answer: a hedge, a nudge or a reaction
     "idk": "",
     "dunno": "",
@@ -120,15 +171,16 @@ _TIDY = [
 ]
 
 
-def read_shorthand(text: str, used: Callable[[str], bool]) -> str:
-    """The text with each shorthand the docs never use read as what it stands for, or left out.
+def read_shorthand(text: str, count: Callable[[str], int]) -> str:
+    """The text with each shorthand the docs do not use as their own read as what it stands for, or left out.
 
-    used(word) -> whether the docs use the word themselves.
+    count(word) -> in how many of the docs' chunks the word is.
     """
 
     def expand(match: re.Match) -> str:
-        word = match.group(1)
-        return match.group(0) if used(word.lower()) else SHORTHAND[word.lower()]
+        word = match.group(1).lower()
+        meant = SHORTHAND[word]
+        return meant if theirs(word, meant, count) else match.group(0)
 
     read = _TOKEN.sub(expand, text)
     if read == text:
@@ -136,3 +188,20 @@ def read_shorthand(text: str, used: Callable[[str], bool]) -> str:
     for pattern, replacement in _TIDY:
         read = pattern.sub(replacement, read)
     return read if any(c.isalnum() for c in read) else text
+
+
+# The docs say it in full and the clipping is not theirs: they use it at most this share as often as the word it
+# stands for (npm's docs write "deps" in 28 chunks and "dependencies" in 362), the rule kb.spelling applies to the
+# other English's spelling. Read as typed, such a clipping weighs as a word rare in English and in the docs, and a
+# passage saying it in full covered little of the question: "check my deps for known security holes" was declined
+# beside npm-audit's page.
+CLIPPING_SHARE = 0.1
+
+
+def theirs(word: str, meant: str, count: Callable[[str], int]) -> bool:
+    """Whether the shorthand is read as what it stands for: the docs never use it, or (for a clipped word) say the
+    word in full at least 1 / CLIPPING_SHARE times as often."""
+    used = count(word)
+    if not used:
+        return True
+    return " " not in meant and bool(meant) and used <= CLIPPING_SHARE * count(meant)

@@ -187,6 +187,7 @@ def test_a_word_in_british_spelling_finds_the_page_that_spells_it_the_american_w
     [
         ("idk how long the warranty lasts on the pods pro, lmk asap", "help/warranty.md"),
         ("whats the battery life in hrs", "help/charging-and-battery.md"),
+        ("What does err 409 mean?", "api/errors.md"),
     ],
 )
 def test_chat_shorthand_is_not_taken_for_a_subject_the_docs_lack(rt, question, page):

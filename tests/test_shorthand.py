@@ -3,8 +3,10 @@
 from kb.shorthand import read_shorthand
 
 
-def read(text: str, docs_words: set[str] = frozenset()) -> str:
-    return read_shorthand(text, lambda word: word in docs_words)
+def read(text: str, docs_words: set[str] | dict[str, int] = frozenset()) -> str:
+    """docs_words: the words the docs use, or how many chunks use each."""
+    counts = docs_words if isinstance(docs_words, dict) else dict.fromkeys(docs_words, 1)
+    return read_shorthand(text, lambda word: counts.get(word, 0))
 
 
 def test_shorthand_is_read_as_the_words_it_stands_for():
@@ -23,6 +25,18 @@ def test_a_hedge_or_a_nudge_is_not_read():
 def test_shorthand_the_docs_use_themselves_stays():
     assert read("push to the remote repo", {"repo"}) == "push to the remote repo"
     assert read("push to the remote repo") == "push to the remote repository"
+
+
+def test_a_clipped_word_the_docs_use_far_less_than_in_full_is_read_in_full():
+    assert read("check my deps for security holes", {"deps": 28, "dependencies": 362}) == (
+        "check my dependencies for security holes"
+    )
+    assert read("back up one db") == "back up one database"
+
+
+def test_a_clipped_word_the_docs_use_as_their_own_stays():
+    assert read("install a pkg from a folder", {"pkg": 92, "package": 700}) == "install a pkg from a folder"
+    assert read("set it in your git config", {"config": 900, "configuration": 300}) == "set it in your git config"
 
 
 def test_a_word_that_only_contains_shorthand_stays():
