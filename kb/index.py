@@ -180,6 +180,19 @@ class BM25Index:
         out[found] = self._starts[ids + 1] - self._starts[ids]
         return out
 
+    def together(self, terms: Sequence[str]) -> int:
+        """How many chunks hold every one of these terms."""
+        held: np.ndarray | None = None
+        for term in dict.fromkeys(terms):
+            h = np.uint64(self.tokenizer.hash(term))
+            p = int(np.searchsorted(self._hashes, h)) if len(self._hashes) else 0
+            if p >= len(self._hashes) or self._hashes[p] != h:
+                return 0
+            t = self._term_ids[p]
+            docs = self._docs[self._starts[t] : self._starts[t + 1]]
+            held = docs if held is None else np.intersect1d(held, docs, assume_unique=True)
+        return 0 if held is None else len(held)
+
     def present(self, rows: np.ndarray, terms: Sequence[str]) -> list[set[str]]:
         """For each row (a position in this index), which of these terms its chunk contains."""
         out: list[set[str]] = [set() for _ in range(len(rows))]

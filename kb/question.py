@@ -25,7 +25,7 @@ from kb.chatter import without_chatter
 from kb.frequency import zipf
 from kb.inflection import docs_form
 from kb.shorthand import read_shorthand
-from kb.slips import function_word, is_slip, missed_space, number_apart, unstretched
+from kb.slips import function_word, is_slip, missed_space, number_apart, spaced_apart, unstretched
 from kb.spelling import docs_spelling
 from kb.tokens import STOPWORDS, Tokenizer
 
@@ -145,23 +145,25 @@ class Question:
         return text
 
 
-def read_question(text: str, tokenizer: Tokenizer, df_of, df_many) -> Question:
+def read_question(text: str, tokenizer: Tokenizer, df_of, df_many, together) -> Question:
     """Weigh the question's words against the docs: a question in capitals is read in lower case; a number typed
     against its unit is read apart ("30mins"); chat shorthand they never use is read as its words ("smth": something)
-    or not at all ("idk"); a word in the other
+    or not at all ("idk"); a word typed in two is read as the one they use ("data base"); a word in the other
     English's spelling is read in theirs ("equaliser": equalizer); a word they never use in an irregular form is read
     in the form they use ("hid": hide), one with a letter held down is the word stretched ("sooo": so), one a slip
     from a far commoner function word is that word ("teh": the); a rare word they never use is a typo of one they do
     (one edit away) or two words run together ("haveto"), else a name they never mention ("netlify"), which counts like
     any known word.
 
-    df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants.
+    df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants; together(terms) -> how many
+    chunks hold them all.
     """
 
     def count(word: str) -> int:  # in how many chunks the docs use it
         return int(df_of(tokenizer.stems([word]))[0])
 
     text = read_shorthand(number_apart(without_chatter(unshouted(text)), lambda word: count(word) > 0), count)
+    text = spaced_apart(text, count, lambda a, b: together(tokenizer.stems([a, b])), STOPWORDS)
     words = question_words(text, tokenizer)
     df = dict(zip([w.term for w in words], df_of([w.term for w in words])))
     out: dict[str, QuestionWord] = {}

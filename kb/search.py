@@ -148,7 +148,7 @@ class Searcher:
     def read(self, query: str) -> Question:
         """The query's content words weighed against the docs, its typos corrected."""
         bm25 = self.index.bm25
-        return read_question(query, self.tokenizer, bm25.df, bm25.df_many)
+        return read_question(query, self.tokenizer, bm25.df, bm25.df_many, bm25.together)
 
     def unknown_words(self, query: str) -> list[str]:
         """The query's focus words that no chunk contains: what the docs never talk about (typos aside)."""

@@ -6,16 +6,17 @@ detection and correction of spelling errors", CACM 1964), a slip of the fingers 
 strikes one more key (the same or a neighbour), leaves a key out, or swaps two; and it seldom gets the first letter
 wrong (Pollock and Zamora, "Automatic spelling correction in scientific and scholarly text", CACM 1984). "lomg" is a
 slip for "long" (m beside n), not for "log"; "nuxt" is no slip for "next" (u is not beside e): a name as typed.
-A missed space bar runs two words together ("haveto", "pagesize"): missed_space reads them apart. A function word is
-typed so often that its slips are the commonest of all ("teh", "hwo", "wiht"): function_word reads them. Two more
-habits of chat are read back the same way: a letter held down for emphasis ("sooo", "pleaseee": unstretched) and a
-number typed against its unit ("30mins", "3pm": number_apart).
+A missed space bar runs two words together ("haveto", "pagesize"): missed_space reads them apart; a word typed in
+two ("data base", "pass word") is read as the docs' one word: spaced_apart. A function word is typed so often that
+its slips are the commonest of all ("teh", "hwo", "wiht"): function_word reads them. Two more habits of chat are read
+back the same way: a letter held down for emphasis ("sooo", "pleaseee": unstretched) and a number typed against its
+unit ("30mins", "3pm": number_apart).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from kb.frequency import zipf
 
@@ -118,3 +119,30 @@ def number_apart(text: str, used: Callable[[str], bool]) -> str:
 
     used(word) -> whether the docs use the word themselves."""
     return _GLUED.sub(lambda m: m[0] if used(m[0].lower()) else f"{m[1]} {m[2]}", text)
+
+
+_ALPHA = re.compile(r"(?<![\w./\\@'’-])[^\W\d_]+(?![\w/\\@'’-]|\.\w)")
+
+
+def spaced_apart(
+    text: str, count: Callable[[str], int], together: Callable[[str, str], int], function_words: Collection[str]
+) -> str:
+    """The text with each word typed in two read as the docs write it: "data base", "pass word", "spread sheet",
+    "short cut", a compound's spelling being a matter of habit. Two neighbouring words are read as one where the docs
+    use it in more chunks than hold the two at all (an upper bound on their use as a phrase: PostgreSQL's manual has
+    "database" in 4,906 chunks, "data" and "base" together in far fewer); a pair the docs write apart as often ("file
+    name") stays, as does one with a function word ("set up", "log in"), which a search does not read.
+
+    count(word) -> in how many of the docs' chunks the word is; together(a, b) -> how many hold both."""
+    words = list(_ALPHA.finditer(text))
+    out, at, n = [], 0, 0
+    while n < len(words) - 1:
+        a, b = words[n], words[n + 1]
+        first, second = a[0].lower(), b[0].lower()
+        apart = text[a.end() : b.start()] == " " and first not in function_words and second not in function_words
+        if apart and count(first + second) > together(first, second):
+            out += [text[at : a.start()], a[0] + b[0]]
+            at, n = b.end(), n + 2
+            continue
+        n += 1
+    return "".join([*out, text[at:]])

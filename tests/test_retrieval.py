@@ -196,6 +196,23 @@ def test_a_word_the_docs_hyphenate_is_found_typed_without_the_hyphen(engine, tmp
     assert searcher.unknown_words("is the cable see-through") == [], "the question's own hyphen adds no word"
 
 
+def test_a_word_typed_in_two_is_read_as_the_word_the_docs_use(engine, tmp_path):
+    searcher = lexical_searcher(
+        engine,
+        tmp_path,
+        {
+            "backup.md": "# Backing up\n\nDump each database to a file. The database keeps running.\n",
+            "logins.md": "# Logins\n\nChange a password with ALTER ROLE. A password may expire.\n",
+            "names.md": "# Names\n\nThe file name is the table's name. Each file has a name.\n",
+        },
+    )
+    read = searcher.read("how do i back up one data base, and change my pass word")
+    assert read.query() == "how do i back up one database, and change my password"
+    assert read.unknown() == [], "neither half is taken for a word the docs never use"
+    assert searcher.search("how big is the data base")[0].path == "backup.md"
+    assert searcher.read("what is the file name").query() == "what is the file name", "the docs write it apart"
+
+
 def test_a_number_typed_against_its_unit_is_not_read_as_the_subject(engine, tmp_path):
     searcher = lexical_searcher(engine, tmp_path, {"returns.md": "# Returns\n\nReturns close at 5 pm after 30 days.\n"})
     assert searcher.unknown_words("can i still return it at 4pm") == [], "4 pm, not a word 4pm"

@@ -3,7 +3,7 @@
 import pytest
 
 from kb.frequency import zipf
-from kb.slips import function_word, is_slip, missed_space, neighbours, number_apart, unstretched
+from kb.slips import function_word, is_slip, missed_space, neighbours, number_apart, spaced_apart, unstretched
 from kb.tokens import STOPWORDS
 
 
@@ -92,3 +92,18 @@ def test_a_number_typed_against_its_unit_is_read_apart_unless_the_docs_write_it_
     assert number_apart("restore it to 3pm yesterday, takes 30mins?", used) == "restore it to 3 pm yesterday, takes 30 mins?"
     assert number_apart("is 2fa on", used) == "is 2fa on", "the docs' own name"
     assert number_apart("see /tmp/3pm.log, v1.2.3rc1 and bob@2x.io", used) == "see /tmp/3pm.log, v1.2.3rc1 and bob@2x.io"
+
+
+def test_a_word_typed_in_two_is_read_as_the_one_the_docs_use_where_they_seldom_write_the_two():
+    chunks = {"database": 4906, "data": 2100, "base": 370, "password": 300, "pass": 400, "word": 250, "file": 3000}
+    chunks |= {"name": 3500, "filename": 90, "setup": 40, "set": 900}
+    both = {("data", "base"): 60, ("pass", "word"): 20, ("file", "name"): 800}
+
+    def read(text):
+        return spaced_apart(text, lambda w: chunks.get(w, 0), lambda a, b: both.get((a, b), 0), STOPWORDS)
+
+    assert read("back up one data base, change a users pass word") == "back up one database, change a users password"
+    assert read("Data Base size") == "DataBase size", "the letters as typed"
+    assert read("the file name of the dump") == "the file name of the dump", "the docs write it apart as often"
+    assert read("how do i set up the data-base") == "how do i set up the data-base", "a function word; a hyphen is the asker's"
+    assert read("see /data base.db") == "see /data base.db", "a path and a file name are the asker's"
