@@ -697,3 +697,17 @@ def test_a_question_asking_for_no_amount_wants_none():
 )
 def test_a_source_is_labelled_by_its_title_and_heading_path_each_part_once(title, heading, label):
     assert Passage(0, "", Hit(0, "a.html", "help", title, heading, None, 1.0)).title == label
+
+
+def test_a_question_about_doing_something_quotes_the_line_that_names_what_to_run(db_url, tmp_path):
+    page = (
+        "# Upload speed\n\n"
+        "The upload speed depends on your line.\n\n"
+        "Upload speed is shown in the log.\n\n"
+        "A slow upload speed makes the first backup take longer.\n\n"
+        "Set the upload speed with `--upload-ratelimit`.\n"
+    )
+    rt = synced_with(db_url, tmp_path / "slow", {"speed.md": page})
+    answer = ask(rt, "how do i throttle the upload speed")
+    assert answer.status == "answered"
+    assert "--upload-ratelimit" in answer.answer, "lines that say as much of the question: the one saying how"

@@ -31,6 +31,12 @@ INTRODUCED = 3  # lines quoted after a chosen line that introduces them ("Do it 
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _LETTER = re.compile(r"[^\W\d_]")
 _PROMPT = re.compile(r"^\s*\$ \S")  # a shell command as docs show one
+# What a line that says how to do something names: code (`git reset --soft`), an option (--remote-ratelimit, -d), a
+# shell prompt, a menu path ("Actions → Duplicate Transaction", "Help > Chat with us", LibreOffice's "Tools - Options")
+# or a key combination ("Ctrl+S").
+_SAYS_HOW = re.compile(
+    r"`[^`]+`|(?<![\w-])--?[a-z][\w-]+|\$ \w|→|\b[A-Z]\w* [>-] [A-Z]|\b(?:Ctrl|Shift|Alt|Cmd|Command|Option)\+\w"
+)
 
 
 def quotable(text: str) -> bool:
@@ -47,6 +53,11 @@ def quotable(text: str) -> bool:
     if text.startswith("|"):  # a table row: quotable when it has more than labels
         return any(ch.isdigit() for ch in text)
     return len(_LETTER_OR_SPACE.findall(text)) >= 0.7 * len(text)
+
+
+def says_how(text: str) -> bool:
+    """Whether the line names something to type, run, set or choose: what a question about doing a thing wants."""
+    return _SAYS_HOW.search(text) is not None
 
 
 def _is_separator(line: str) -> bool:
