@@ -156,6 +156,37 @@ def test_a_child_sync_over_its_memory_is_stopped_with_a_reason(db_url, docs):
     assert str(failed.value), "the reason is logged, not an empty error"
 
 
+def _open_each_at_the_barrier(paths, barrier, opened) -> None:
+    """One process's part: connect to each new file at the same moment as the others."""
+    from kb.database import create_db_engine
+
+    for path in paths:
+        barrier.wait()
+        try:
+            engine = create_db_engine(f"sqlite:///{path}")
+            engine.connect().close()
+            engine.dispose()
+            opened.put("ok")
+        except Exception as e:  # the outcome is the test's evidence, whatever it is
+            opened.put(f"{type(e).__name__}: {e}")
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's own lock on a new file")
+def test_processes_opening_a_new_sqlite_file_together_all_get_it(tmp_path):
+    import multiprocessing
+
+    spawn = multiprocessing.get_context("spawn")
+    paths = [tmp_path / f"new{n}.db" for n in range(300)]
+    barrier, opened = spawn.Barrier(3), spawn.Queue()
+    workers = [spawn.Process(target=_open_each_at_the_barrier, args=(paths, barrier, opened)) for _ in range(3)]
+    for w in workers:
+        w.start()
+    outcomes = [opened.get(timeout=120) for _ in range(3 * len(paths))]
+    for w in workers:
+        w.join(30)
+    assert [o for o in outcomes if o != "ok"] == [], "switching a new file to WAL waits for the lock, as any write does"
+
+
 def test_three_syncs_at_once_on_a_new_sqlite_file_each_succeed_or_say_busy(tmp_path, docs):
     url = f"sqlite:///{tmp_path / 'new.db'}"
     procs = [
