@@ -180,32 +180,32 @@ class BM25Index:
         out[found] = self._starts[ids + 1] - self._starts[ids]
         return out
 
+    def _rows_holding(self, term: str) -> np.ndarray:
+        """The rows whose chunk holds the term, ascending (the transpose keeps rows in order); none for a term the
+        vocabulary lacks, or one only removed pages had (the vocabulary keeps every word it ever gave an id)."""
+        h = np.uint64(self.tokenizer.hash(term))
+        p = int(np.searchsorted(self._hashes, h)) if len(self._hashes) else 0
+        if p >= len(self._hashes) or self._hashes[p] != h:
+            return self._docs[:0]
+        t = self._term_ids[p]
+        return self._docs[self._starts[t] : self._starts[t + 1]]
+
     def together(self, terms: Sequence[str]) -> int:
         """How many chunks hold every one of these terms."""
         held: np.ndarray | None = None
         for term in dict.fromkeys(terms):
-            h = np.uint64(self.tokenizer.hash(term))
-            p = int(np.searchsorted(self._hashes, h)) if len(self._hashes) else 0
-            if p >= len(self._hashes) or self._hashes[p] != h:
-                return 0
-            t = self._term_ids[p]
-            docs = self._docs[self._starts[t] : self._starts[t + 1]]
+            docs = self._rows_holding(term)
             held = docs if held is None else np.intersect1d(held, docs, assume_unique=True)
         return 0 if held is None else len(held)
 
     def present(self, rows: np.ndarray, terms: Sequence[str]) -> list[set[str]]:
         """For each row (a position in this index), which of these terms its chunk contains."""
         out: list[set[str]] = [set() for _ in range(len(rows))]
-        if not len(rows) or not len(self._hashes):
+        if not len(rows):
             return out
         for term in dict.fromkeys(terms):
-            h = np.uint64(self.tokenizer.hash(term))
-            p = int(np.searchsorted(self._hashes, h))
-            if p >= len(self._hashes) or self._hashes[p] != h:
-                continue
-            t = self._term_ids[p]
-            docs = self._docs[self._starts[t] : self._starts[t + 1]]  # sorted: the transpose keeps rows in order
-            if not len(docs):  # a word only removed pages had: the vocabulary keeps every word it ever gave an id
+            docs = self._rows_holding(term)
+            if not len(docs):
                 continue
             at = np.minimum(np.searchsorted(docs, rows), len(docs) - 1)
             for i in np.flatnonzero(docs[at] == rows).tolist():
