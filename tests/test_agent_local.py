@@ -112,6 +112,19 @@ def test_a_question_that_describes_an_entity_searches_again_for_its_name_and_cit
     assert hop.tool == "search_docs" and hop.input["query"].startswith("Fabrikam") and "names Fabrikam" in hop.thought
 
 
+def test_a_question_asking_for_two_things_in_turn_searches_each_and_quotes_both_pages(rt):
+    a = ask(rt, "pair them with my phone, then turn on noise cancelling")
+    assert a.status == "answered"
+    assert {"help/getting-started.md", "help/noise-cancellation.md"} <= {s.path for s in a.sources}
+    parts = [s.input["query"] for s in a.steps if "things in turn" in s.thought]
+    assert parts == ["pair them with my phone", "turn on noise cancelling"]
+
+
+def test_a_question_joining_two_things_with_and_is_searched_as_one(rt):
+    a = ask(rt, "can my earbuds and my laptop be paired at the same time?")
+    assert a.status == "answered" and not any("in turn" in s.thought for s in a.steps)
+
+
 def test_a_pages_index_terms_are_searched_but_never_quoted(db_url, docs):
     page = (
         "<html><head><title>Wrapping Text Around Objects</title>"

@@ -59,5 +59,8 @@ class Ledger:
             self._by_chunk[hit.chunk_id] = passage
         return passage
 
+    def of_chunk(self, chunk_id: int) -> Passage | None:
+        return self._by_chunk.get(chunk_id)
+
     def get(self, index: int) -> Passage | None:
         return self.passages[index] if 0 <= index < len(self.passages) else None

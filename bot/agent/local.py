@@ -2,12 +2,13 @@
 
 It knows nothing about particular documents, only a method:
 1. search with the question (plus the previous question's words, for a short follow-up);
-2. while the evidence is thin and searches bring something new, search again in the documentation's own
+2. when the question asks for things in turn ("crop it and then scale it down"), search for each part as well;
+3. while the evidence is thin and searches bring something new, search again in the documentation's own
    vocabulary, taken from the passages already read (pseudo-relevance feedback);
-3. answer extractively: quote the few lines that best cover the question, each cited, or abstain when no line
+4. answer extractively: quote the few lines that best cover the question, each cited, or abstain when no line
    covers enough of it. The page the first search ranked first (BM25 and meaning, fused) always gets its best
    line in, since line scoring matches words only, and so does the second when a ranking put it above the first
-   (bot.agent.meaning.contested). Lines that speak to an assistant are never quoted.
+   (bot.agent.meaning.contested), and the page each part's search ranked first. Lines that speak to an assistant are never quoted.
 Arithmetic questions go to the calculator.
 """
 
@@ -34,6 +35,7 @@ from bot.agent.lines import (
 )
 from bot.agent.loop import Draft, Reply
 from bot.agent.numbers import arithmetic_in, asked_amount, asks_how_much, has_amount
+from bot.agent.parts import parts_in_turn
 from bot.agent.tools import CALCULATOR, SEARCH_DOCS, Toolbox, ToolCall, ToolResult
 from bot.agent.types import Segment
 from kb.chatter import is_chatter, without_chatter
@@ -115,6 +117,10 @@ class LocalAnswerer:
         self.absent = never_used(self.read.words, self.read.df)  # the question's subject, if the docs never use it
         self.encoder = toolbox.searcher.encoder
         self.meant: set[str] | None = None  # with the encoder: the best pages holding a line about the question
+        # the parts of a question asking for things in turn, each with a word to search for, and what each found
+        parts = [p for p in parts_in_turn(question) if any(t in self.weights for t in words(p))]
+        self.parts = parts if len(parts) > 1 and not self.expression else []
+        self.part_hits: dict[str, list[int]] = {}  # a part's query -> the chunks its search ranked, best first
 
     def _rarity_weights(self, targets: list[str]) -> dict[str, float]:
         """Rare in English and rare in these docs (kb.coverage): the same weights the evidence rule uses."""
@@ -134,6 +140,10 @@ class LocalAnswerer:
         if self.expression:
             return Reply(draft=Draft([Segment(self.value or f"I could not compute {self.expression}.")]))
         coverage = self._best_coverage()
+        if self.parts and not self.part_hits and self.toolbox.searches_left > 1:  # one search is kept for what follows
+            why = f"The question asks for {len(self.parts)} things in turn: search for each on its own."
+            self.part_hits = {part: [] for part in self.parts[: self.toolbox.searches_left - 1]}
+            return Reply([self._call(SEARCH_DOCS, {"query": part}, why) for part in self.part_hits])
         if coverage < THIN and self.describes and not self.hopped and self.toolbox.searches_left > 0:
             hop = self._hop()
             if hop is not None:
@@ -161,6 +171,9 @@ class LocalAnswerer:
         for r in results:
             if r.call.name == CALCULATOR:
                 self.value = r.observation if not r.is_error else None
+            elif r.call.input.get("query") in self.part_hits:  # a part's search: the pages it ranked, shown before or not
+                found = [s for s in self.toolbox.searches if s.query == r.call.input["query"]]
+                self.part_hits[r.call.input["query"]] = [h.chunk_id for h in found[-1].hits] if found else []
             else:
                 self.stalled = r.stalled or r.is_error
                 if self.first_search is None:
@@ -313,6 +326,9 @@ class LocalAnswerer:
         for n, lead in enumerate(self._leads()):  # the first page's line takes the last place; the second's is one more
             if all(lead.passage.hit.path != c.passage.hit.path for c in chosen):
                 chosen = [*chosen[: MAX_LINES - 1 + n], lead]
+        for lead in self._part_leads():  # each part of a question asking for things in turn gets its page's line
+            if all(lead.passage.hit.path != c.passage.hit.path for c in chosen):
+                chosen.append(lead)
         for _, p, i in list(chosen):  # a line that points elsewhere for the rest: quote the page it points to
             for cand in self._followed(p, i):
                 if len(chosen) < MAX_LINES and all(cand[1:] != c[1:] for c in chosen):
@@ -362,6 +378,20 @@ class LocalAnswerer:
         first = self.toolbox.ledger.passages[: self.first_search]
         paths = [first[0].hit.path, meaning.contested(first)] if first else []
         return [line for path in paths if path and (line := self._best_line(path, set(self.stems.values())))]
+
+    def _part_leads(self) -> list[Candidate]:
+        """For a question asking for things in turn, the best line holding a word of each part on the page that
+        part's own search ranked first: the lines covering most of the whole question tend to come from one part's
+        page."""
+        words = self.index.tokenizer.words
+        leads = []
+        for part, chunk_ids in self.part_hits.items():
+            first = next((p for c in chunk_ids if (p := self.toolbox.ledger.of_chunk(c)) is not None), None)
+            wanted = {self.stems[t] for t in words(part) if t in self.stems}
+            line = self._best_line(first.hit.path, wanted) if first is not None else None
+            if line is not None:
+                leads.append(line)
+        return leads
 
     def _excerpt(self, text: str) -> str:
         wanted = set(self.stems.values())
