@@ -120,6 +120,12 @@ def test_a_question_asking_for_two_things_in_turn_searches_each_and_quotes_both_
     assert parts == ["pair them with my phone", "turn on noise cancelling"]
 
 
+def test_the_answer_to_a_question_asking_for_things_in_turn_follows_their_order(rt):
+    a = ask(rt, "pair them with my phone, then turn on noise cancelling")
+    paths = [s.path for s in a.sources]
+    assert paths.index("help/getting-started.md") < paths.index("help/noise-cancellation.md"), a.answer
+
+
 def test_a_question_joining_two_things_with_and_is_searched_as_one(rt):
     a = ask(rt, "can my earbuds and my laptop be paired at the same time?")
     assert a.status == "answered" and not any("in turn" in s.thought for s in a.steps)

@@ -340,10 +340,13 @@ class LocalAnswerer:
         if self.needs_number and not any(has_amount(c.text) for c in chosen):
             return Draft([], note="the question asks for a number and no line found gives one")
         segments, headed = [Segment(INTRO)], set()
-        # A passage's place is where its best line ranks, so the answer leads with the line that answers best.
-        first: dict[int, int] = {}
-        for _, p, _ in chosen:
-            first.setdefault(p.index, len(first))
+        # A passage's place is where its best line ranks, so the answer leads with the line that answers best; for a
+        # question asking for things in turn, the passages serving its first part come first.
+        first: dict[int, tuple[int, int]] = {}
+        for c in chosen:
+            step = self._step_of(c.text)
+            place = first.get(c.passage.index, (step, len(first)))
+            first[c.passage.index] = (min(place[0], step), place[1])
         for _, p, i in sorted(chosen, key=lambda c: (first[c.passage.index], c.i)):
             header = header_of(p.blocks, i)
             segments.append(quote(p, i, None if (p.index, header) in headed else header, self._excerpt(p.blocks[i])))
@@ -382,7 +385,7 @@ class LocalAnswerer:
     def _part_leads(self) -> list[Candidate]:
         """For a question asking for things in turn, the best line holding a word of each part on the page that
         part's own search ranked first: the lines covering most of the whole question tend to come from one part's
-        page."""
+        page. (Ranked by the part's words first, the line naming the page's subject beat the one saying how.)"""
         words = self.index.tokenizer.words
         leads = []
         for part, chunk_ids in self.part_hits.items():
@@ -392,6 +395,19 @@ class LocalAnswerer:
             if line is not None:
                 leads.append(line)
         return leads
+
+    def _serves(self, text: str, part: str) -> float:
+        """How much of a part of the question the line covers, by the question's word weights."""
+        have = self._words(text)
+        terms = dict.fromkeys(self.index.tokenizer.words(part))
+        return sum(w for t in terms if (w := self.weights.get(t)) and self.stems[t] in have)
+
+    def _step_of(self, text: str) -> int:
+        """Which part of a question asking for things in turn the line serves: the one whose words it covers most
+        (0 for a question asking for one thing, and after the parts for a line serving none)."""
+        served = [self._serves(text, part) for part in self.part_hits]
+        best = max(served, default=0.0)
+        return served.index(best) if best > 0 else len(served)
 
     def _excerpt(self, text: str) -> str:
         wanted = set(self.stems.values())
