@@ -131,6 +131,22 @@ def test_a_question_joining_two_things_with_and_is_searched_as_one(rt):
     assert a.status == "answered" and not any("in turn" in s.thought for s in a.steps)
 
 
+def test_a_line_close_in_meaning_answers_when_the_lines_sharing_words_are_not_about_the_question(db_url, docs):
+    rt = synced_with(
+        db_url,
+        docs,
+        {
+            "app/language.md": "# German menus\n\nTo show the program in Deutsch, set LANGUAGE=de before you start it.\n",
+            "office/leaving.md": "# Office\n\n## Leaving\n\nSwitch off the lights before you leave; the lunch menus are in "
+            "the kitchen drawer.\n",
+        },
+    )
+    rt.ensure_index(None)
+    a = ask(rt, "switch the menus to german")
+    assert a.status == "answered" and [s.path for s in a.sources] == ["app/language.md"], a.answer
+    assert "LANGUAGE=de" in a.answer
+
+
 def test_a_pages_index_terms_are_searched_but_never_quoted(db_url, docs):
     page = (
         "<html><head><title>Wrapping Text Around Objects</title>"

@@ -117,6 +117,7 @@ class LocalAnswerer:
         self.absent = never_used(self.read.words, self.read.df)  # the question's subject, if the docs never use it
         self.encoder = toolbox.searcher.encoder
         self.meant: set[str] | None = None  # with the encoder: the best pages holding a line about the question
+        self.closest: str | None = None  # with the encoder: the line closest to the question, when it is close
         # the parts of a question asking for things in turn, each with a word to search for, and what each found
         parts = [p for p in parts_in_turn(question) if any(t in self.weights for t in words(p))]
         self.parts = parts if len(parts) > 1 and not self.expression else []
@@ -303,6 +304,7 @@ class LocalAnswerer:
         if judged is None:
             return None
         self.meant = judged.pages
+        self.closest = judged.closest if judged.best >= CLOSE else None
         if not self.absent and judged.best < CLOSE:
             self.absent = meaning.carried(self.question, self.read.unknown(), self.encoder)
         return meaning.why_far(judged, self.absent)
@@ -336,7 +338,11 @@ class LocalAnswerer:
         chosen = with_context(chosen)
         meant = self._close_in_meaning()
         if meant is not None and not any(c.passage.hit.path in meant for c in chosen):
-            return Draft([], note="the lines found share words with the question, but no page close to it in meaning")
+            closest = self._closest_line()
+            if closest is None:
+                return Draft([], note="the lines found share words with the question, but no page close to it in meaning")
+            best = self._best_line(closest.passage.hit.path, set(self.stems.values()))
+            chosen = with_context([closest] if best is None or best[1:] == closest[1:] else [closest, best])
         if self.needs_number and not any(has_amount(c.text) for c in chosen):
             return Draft([], note="the question asks for a number and no line found gives one")
         segments, headed = [Segment(INTRO)], set()
@@ -365,6 +371,13 @@ class LocalAnswerer:
                 chosen.append(cand)
         ties = [c for c in ranked[1:] if c.score >= ranked[0].score * NEAR_TIE and c not in chosen]
         return chosen + ties[: MAX_LINES - len(chosen)]
+
+    def _closest_line(self) -> Candidate | None:
+        """The line of the first search's best pages closest to the question in meaning, when it is close (CLOSE)."""
+        for p in self.toolbox.ledger.passages[: self.first_search]:
+            if self.closest is not None and self.closest in p.blocks:
+                return Candidate(0.0, p, p.blocks.index(self.closest))
+        return None
 
     def _close_in_meaning(self) -> set[str] | None:
         """Pages the first search found close to the question in meaning as well as in words (None: no vectors)."""

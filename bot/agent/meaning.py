@@ -32,6 +32,7 @@ class Meaning(NamedTuple):
     pages: set[str]  # the pages holding a line about the question
     # With absent words: how much closer the closest line is to the question with them than without them
     gain: float | None = None
+    closest: str = ""  # the line with the best cosine
 
 
 def judge(
@@ -58,7 +59,8 @@ def judge(
     if absent:  # the two questions encoded together, so that they are read alike (int8 activations are batch-scaled)
         whole, without = encoder.embed([question, left_out(question, absent)])
         gain = float((vectors[1:] @ whole).max() - (vectors[1:] @ without).max())
-    return Meaning(float(cosines.max()), {p.hit.path for p in first if related.intersection(p.blocks)}, gain)
+    pages = {p.hit.path for p in first if related.intersection(p.blocks)}
+    return Meaning(float(cosines.max()), pages, gain, lines[int(cosines.argmax())])
 
 
 def section(heading: str) -> str:
