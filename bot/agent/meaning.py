@@ -59,8 +59,8 @@ def judge(
     if absent:  # the two questions encoded together, so that they are read alike (int8 activations are batch-scaled)
         whole, without = encoder.embed([question, left_out(question, absent)])
         gain = float((vectors[1:] @ whole).max() - (vectors[1:] @ without).max())
-    pages = {p.hit.path for p in first if related.intersection(p.blocks)}
-    return Meaning(float(cosines.max()), pages, gain, lines[int(cosines.argmax())])
+    about = {p.hit.path for p in first if related.intersection(p.blocks)}
+    return Meaning(float(cosines.max()), about, gain, lines[int(cosines.argmax())])
 
 
 def section(heading: str) -> str:
