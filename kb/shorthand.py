@@ -171,11 +171,24 @@ _TIDY = [
 ]
 
 
+# A phrase of everyday English that manuals say in one word, by the phrase's own word: "get rid of a dependency" is
+# "remove a dependency". Read as typed, "rid" weighs as a word rare in English that the docs never or seldom use (npm's,
+# GnuCash's and LibreOffice's never; Borg's 11 chunks, "remove" 141), and the question was declined beside the page
+# that removes one. Read so where the docs use the phrase's word at most CLIPPING_SHARE as often as the one word. (Read
+# as whichever of "remove" and "delete" the docs use more, LibreOffice's "get rid of the page number on the cover page"
+# found Delete Page's page first, and its ranking fell: 32/48 .478 -> 31/48 .468.)
+IDIOMS = (("rid", "remove", re.compile(r"\b(?:get|gets|got|gotten|getting)\s+rid\s+of\b", re.IGNORECASE)),)
+
+
 def read_shorthand(text: str, count: Callable[[str], int]) -> str:
-    """The text with each shorthand the docs do not use as their own read as what it stands for, or left out.
+    """The text with each shorthand the docs do not use as their own read as what it stands for, or left out, and
+    each everyday phrase for one of their words (IDIOMS) read as that word.
 
     count(word) -> in how many of the docs' chunks the word is.
     """
+    for word, meant, phrase in IDIOMS:
+        if count(word) <= CLIPPING_SHARE * count(meant):
+            text = phrase.sub(meant, text)
 
     def expand(match: re.Match) -> str:
         word = match.group(1).lower()

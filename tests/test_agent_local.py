@@ -147,6 +147,21 @@ def test_a_line_close_in_meaning_answers_when_the_lines_sharing_words_are_not_ab
     assert "LANGUAGE=de" in a.answer
 
 
+def test_get_rid_of_finds_the_page_that_says_remove(db_url, docs):
+    rt = synced_with(
+        db_url,
+        docs,
+        {
+            "tool/dependencies.md": "# Dependencies\n\n## Removing a dependency\n\nTo remove a dependency from your "
+            "project, run `tool remove <name>`; it is taken out of the lock file too.\n",
+        },
+    )
+    rt.ensure_index(None)
+    a = ask(rt, "get rid of a dependency")
+    assert a.status == "answered" and a.sources[0].path == "tool/dependencies.md", a.answer
+    assert "tool remove" in a.answer
+
+
 def test_a_pages_index_terms_are_searched_but_never_quoted(db_url, docs):
     page = (
         "<html><head><title>Wrapping Text Around Objects</title>"

@@ -47,3 +47,12 @@ def test_a_word_that_only_contains_shorthand_stays():
 
 def test_a_message_of_nothing_but_shorthand_is_read_as_it_is():
     assert read("lol idk") == "lol idk"
+
+
+def test_get_rid_of_is_read_as_remove_where_the_docs_seldom_say_rid():
+    assert read("how do i get rid of a dependency", {"remove": 91}) == "how do i remove a dependency"
+    assert read("i got rid of the old backups", {"rid": 11, "remove": 141}) == "i remove the old backups"
+
+
+def test_get_rid_of_stays_where_the_docs_say_rid_themselves():
+    assert read("get rid of a branch", {"rid": 40, "remove": 100}) == "get rid of a branch"
