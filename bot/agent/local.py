@@ -8,7 +8,8 @@ It knows nothing about particular documents, only a method:
 4. answer extractively: quote the few lines that best cover the question, each cited, or abstain when no line
    covers enough of it. The page the first search ranked first (BM25 and meaning, fused) always gets its best
    line in, since line scoring matches words only, and so does the second when a ranking put it above the first
-   (bot.agent.meaning.contested), and the page each part's search ranked first. Lines that speak to an assistant are never quoted.
+   (bot.agent.meaning.contested), and the page each part's search ranked first. Lines that speak to an
+   assistant are never quoted.
 Arithmetic questions go to the calculator.
 """
 
@@ -374,8 +375,10 @@ class LocalAnswerer:
 
     def _closest_line(self) -> Candidate | None:
         """The line of the first search's best pages closest to the question in meaning, when it is close (CLOSE)."""
+        if self.closest is None:
+            return None
         for p in self.toolbox.ledger.passages[: self.first_search]:
-            if self.closest is not None and self.closest in p.blocks:
+            if self.closest in p.blocks:
                 return Candidate(0.0, p, p.blocks.index(self.closest))
         return None
 
