@@ -187,7 +187,7 @@ def read_shorthand(text: str, count: Callable[[str], int]) -> str:
     count(word) -> in how many of the docs' chunks the word is.
     """
     for word, meant, phrase in IDIOMS:
-        if count(word) <= CLIPPING_SHARE * count(meant):
+        if theirs(word, meant, count):
             text = phrase.sub(meant, text)
 
     def expand(match: re.Match) -> str:
