@@ -162,6 +162,19 @@ def test_get_rid_of_finds_the_page_that_says_remove(db_url, docs):
     assert "tool remove" in a.answer
 
 
+def test_a_line_repeated_word_for_word_on_several_pages_is_quoted_once(db_url, docs):
+    option = "### fund\n\nWhen true, the funding message is shown at the end of each install of a package.\n"
+    pages = {
+        f"tool/{command}.md": f"# tool {command}\n\n{what}\n\n## Options\n\n{option}"
+        for command, what in [("install", "Installs a package."), ("ci", "Installs a clean copy."), ("add", "Adds one.")]
+    }
+    rt = synced_with(db_url, docs, pages)
+    rt.ensure_index(None)
+    a = ask(rt, "how do i stop the funding message after each install")
+    assert a.status == "answered", a.answer
+    assert a.answer.count("the funding message is shown") == 1, a.answer
+
+
 def test_a_pages_index_terms_are_searched_but_never_quoted(db_url, docs):
     page = (
         "<html><head><title>Wrapping Text Around Objects</title>"

@@ -122,6 +122,15 @@ class Candidate(NamedTuple):
         return self.passage.blocks[self.i]
 
 
+def once(lines: list[Candidate]) -> list[Candidate]:
+    """Each text quoted once, where it first comes: docs repeat a line word for word on several pages (npm's
+    option descriptions on every command page that takes the option) and in overlapping chunks of one page."""
+    first: dict[str, Candidate] = {}
+    for c in lines:
+        first.setdefault(c.text, c)
+    return list(first.values())
+
+
 def with_context(chosen: list[Candidate]) -> list[Candidate]:
     """The best line with the lines around it that complete it: a rule is often stated over two lines ("free
     over $50" / "otherwise $5"), and a list item is read with its list ("tap once" / "tap twice"). Neighbours

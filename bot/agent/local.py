@@ -29,6 +29,7 @@ from bot.agent.lines import (
     is_table_header,
     linked_pages,
     names_in,
+    once,
     quotable,
     quote,
     says_how,
@@ -258,14 +259,15 @@ class LocalAnswerer:
         unread = [text for text, path in linked_pages(ranked[0].passage, ranked[0].i) if path not in read] if ranked else []
         return (unread[0], f"{unread[0]} {self.question}") if unread else None
 
-    def _best_line(self, path: str, wanted: set[str] | None = None):
-        """The best quotable line of a page among the passages read (holding one of `wanted`, if given)."""
+    def _best_line(self, path: str, wanted: set[str] | None = None, quoted: AbstractSet[str] = frozenset()):
+        """The best quotable line of a page among the passages read (holding one of `wanted`, if given), other than
+        the lines already quoted."""
         lines = [
             c
             for q in self.toolbox.ledger.passages
             if q.hit.path == path
             for c in self._lines(q, 0.0)
-            if wanted is None or self._words(c.text) & wanted
+            if (wanted is None or self._words(c.text) & wanted) and c.text not in quoted
         ]
         return max(lines, key=lambda c: (c.score, -c.passage.index, -c.i), default=None)
 
@@ -326,24 +328,28 @@ class LocalAnswerer:
         if not ranked:
             return Draft([], note="no quotable line in the passages found")
         chosen = self._choose(ranked)
-        for n, lead in enumerate(self._leads()):  # the first page's line takes the last place; the second's is one more
+        for n, lead in enumerate(
+            self._leads({c.text for c in chosen})
+        ):  # the first page's line takes the last place; the second's is one more
             if all(lead.passage.hit.path != c.passage.hit.path for c in chosen):
                 chosen = [*chosen[: MAX_LINES - 1 + n], lead]
-        for lead in self._part_leads():  # each part of a question asking for things in turn gets its page's line
+        for lead in self._part_leads(
+            {c.text for c in chosen}
+        ):  # each part of a question asking for things in turn gets its page's line
             if all(lead.passage.hit.path != c.passage.hit.path for c in chosen):
                 chosen.append(lead)
         for _, p, i in list(chosen):  # a line that points elsewhere for the rest: quote the page it points to
             for cand in self._followed(p, i):
-                if len(chosen) < MAX_LINES and all(cand[1:] != c[1:] for c in chosen):
+                if len(chosen) < MAX_LINES and all(cand.text != c.text for c in chosen):
                     chosen.append(cand)
-        chosen = with_context(chosen)
+        chosen = once(with_context(chosen))
         meant = self._close_in_meaning()
         if meant is not None and not any(c.passage.hit.path in meant for c in chosen):
             closest = self._closest_line()
             if closest is None:
                 return Draft([], note="the lines found share words with the question, but no page close to it in meaning")
             best = self._best_line(closest.passage.hit.path, set(self.stems.values()))
-            chosen = with_context([closest] if best is None or best[1:] == closest[1:] else [closest, best])
+            chosen = once(with_context([closest] if best is None or best[1:] == closest[1:] else [closest, best]))
         if self.needs_number and not any(has_amount(c.text) for c in chosen):
             return Draft([], note="the question asks for a number and no line found gives one")
         segments, headed = [Segment(INTRO)], set()
@@ -370,7 +376,9 @@ class LocalAnswerer:
                 break
             if self._adds_something(chosen, cand):
                 chosen.append(cand)
-        ties = [c for c in ranked[1:] if c.score >= ranked[0].score * NEAR_TIE and c not in chosen]
+        quoted = {c.text for c in chosen}
+        ties = [c for c in ranked[1:] if c.score >= ranked[0].score * NEAR_TIE and c.text not in quoted]
+        ties = once(ties)
         return chosen + ties[: MAX_LINES - len(chosen)]
 
     def _closest_line(self) -> Candidate | None:
@@ -390,15 +398,16 @@ class LocalAnswerer:
             return None
         return meaning.close_by_rank(self.toolbox.ledger.passages[: self.first_search], self.index.size)
 
-    def _leads(self) -> list[Candidate]:
+    def _leads(self, quoted: AbstractSet[str]) -> list[Candidate]:
         """The best line of the page the first search ranked first (the fused ranking's choice), and of the second
         when a ranking put it above the first (meaning.contested), each holding a word of the question: line scoring
         is lexical, and a page found by meaning would otherwise go unquoted."""
         first = self.toolbox.ledger.passages[: self.first_search]
         paths = [first[0].hit.path, meaning.contested(first)] if first else []
-        return [line for path in paths if path and (line := self._best_line(path, set(self.stems.values())))]
+        wanted = set(self.stems.values())
+        return [line for path in paths if path and (line := self._best_line(path, wanted, quoted))]
 
-    def _part_leads(self) -> list[Candidate]:
+    def _part_leads(self, quoted: AbstractSet[str]) -> list[Candidate]:
         """For a question asking for things in turn, the best line holding a word of each part on the page that
         part's own search ranked first: the lines covering most of the whole question tend to come from one part's
         page. (Ranked by the part's words first, the line naming the page's subject beat the one saying how.)"""
@@ -407,7 +416,7 @@ class LocalAnswerer:
         for part, chunk_ids in self.part_hits.items():
             first = next((p for c in chunk_ids if (p := self.toolbox.ledger.of_chunk(c)) is not None), None)
             wanted = {self.stems[t] for t in words(part) if t in self.stems}
-            line = self._best_line(first.hit.path, wanted) if first is not None else None
+            line = self._best_line(first.hit.path, wanted, quoted) if first is not None else None
             if line is not None:
                 leads.append(line)
         return leads
@@ -432,6 +441,8 @@ class LocalAnswerer:
     def _adds_something(self, chosen, cand) -> bool:
         """A further line must bring a question word the chosen lines lack, or come from another page that is
         about as relevant as the first."""
+        if any(cand.text == c.text for c in chosen):  # the same words on another page (or chunk) say nothing new
+            return False
         wanted = set(self.stems.values())
         covered = set().union(*(self._words(c.text) for c in chosen)) & wanted
         new = self._words(cand.text) & wanted - covered
