@@ -24,7 +24,8 @@ Questions: bench/realdocs/*.yaml (informal, typos, not the docs' words, some on 
 the docs do not cover). Each method is scored on one search with the question (page recall@5, MRR), and the
 shipped method also through the local answerer: precision (of the answerable questions it answers, the share
 citing a right page with the key facts), coverage (the share of answerable questions it answers), abstention
-(uncovered questions it declines), questions needing two pages whose answer cites both, and pass rate.
+(uncovered questions it declines), questions needing two pages whose answer cites both, answers whose first source
+(the one read first) is a right page of those citing one, and pass rate.
 """
 
 from __future__ import annotations
@@ -109,12 +110,15 @@ def answer_figures(result) -> str:
     ]
     abstain = [o for o in result.outcomes if o.case.must_abstain]
     latency = sorted(o.answer.latency_ms for o in result.outcomes)[len(result.outcomes) // 2]
+    cite = [o for o in answered if o.case.satisfied(s.path for s in o.answer.sources)]  # of these, led by a right page:
+    led = sum(bool(o.case.satisfied(s.path for s in o.answer.sources[:1])) for o in cite)  # the one read first
     two = [o for o in result.answerable if len(o.case.sources) > 1]  # questions needing two pages (or more)
     both = sum(len(o.case.satisfied(s.path for s in o.answer.sources)) == len(o.case.sources) for o in two)
     return (
         f"precision {len(right)}/{len(answered)} ({len(right) / max(len(answered), 1):.0%}), "
         f"coverage {len(answered)}/{len(result.answerable)} ({len(answered) / len(result.answerable):.0%}), "
         f"abstains {sum(o.passed for o in abstain)}/{len(abstain)}, every page cited {both}/{len(two)}, "
+        f"first source right {led}/{len(cite)} of those citing one, "
         f"pass {result.pass_rate:.3f}, p50 {latency:.0f} ms"
     )
 

@@ -94,6 +94,12 @@ def test_the_page_the_search_ranks_first_is_quoted_when_another_page_shares_more
     assert "Opened products are accepted" in a.answer
 
 
+def test_the_answer_leads_with_the_page_the_search_ranks_first_not_the_line_sharing_most_words(rt):
+    a = ask(rt, "When can I call support?")  # a row of the Errors table holds "call" too
+    assert a.status == "answered" and a.searches[0].hits[0].path == "help/contact-support.md"
+    assert a.sources[0].path == "help/contact-support.md", a.answer
+
+
 def test_a_question_that_describes_an_entity_searches_again_for_its_name_and_cites_both_pages(db_url, docs):
     rt = synced_with(
         db_url,
