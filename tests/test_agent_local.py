@@ -662,6 +662,20 @@ def test_a_long_lines_excerpt_keeps_the_one_sentence_between_the_two_that_answer
     assert "the build takes two scans of the table. …" in quoted
 
 
+def test_a_long_lines_excerpt_quotes_a_sentence_pointing_back_with_the_one_it_points_to():
+    line = (
+        "Cells can be formatted in many ways from the Format menu. If you decide to enter a number directly as text, "
+        "enter an apostrophe first. This is useful if you enter a postal code that begins with a zero, because a zero "
+        "at the start of a number is removed. Dates and times have formats of their own. For this purpose the "
+        "Format Cells dialog has a Date tab. Fractions can be shown as well."
+    )
+    asked = {"postal", "code", "zero", "dates", "times"}
+    quoted = excerpt(line, lambda sentence: len(set(sentence.lower().replace(".", "").replace(",", "").split()) & asked))
+    assert "enter an apostrophe first. This is useful if" in quoted  # the sentence "This" points to
+    assert "have formats of their own. For this purpose the Format Cells dialog has a Date tab." in quoted  # goes on
+    assert "Fractions" not in quoted and "Format menu" not in quoted
+
+
 @pytest.mark.parametrize(
     "follows, taken",
     [
