@@ -328,14 +328,12 @@ class LocalAnswerer:
         if not ranked:
             return Draft([], note="no quotable line in the passages found")
         chosen = self._choose(ranked)
-        for n, lead in enumerate(
-            self._leads({c.text for c in chosen})
-        ):  # the first page's line takes the last place; the second's is one more
+        # the first page's line takes the last place; the second's is one more
+        for n, lead in enumerate(self._leads({c.text for c in chosen})):
             if all(lead.passage.hit.path != c.passage.hit.path for c in chosen):
                 chosen = [*chosen[: MAX_LINES - 1 + n], lead]
-        for lead in self._part_leads(
-            {c.text for c in chosen}
-        ):  # each part of a question asking for things in turn gets its page's line
+        # each part of a question asking for things in turn gets its page's line
+        for lead in self._part_leads({c.text for c in chosen}):
             if all(lead.passage.hit.path != c.passage.hit.path for c in chosen):
                 chosen.append(lead)
         for _, p, i in list(chosen):  # a line that points elsewhere for the rest: quote the page it points to
