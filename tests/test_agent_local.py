@@ -132,6 +132,24 @@ def test_the_answer_to_a_question_asking_for_things_in_turn_follows_their_order(
     assert paths.index("help/getting-started.md") < paths.index("help/noise-cancellation.md"), a.answer
 
 
+def test_two_steps_joined_by_and_before_a_verb_each_get_their_page(db_url, docs):
+    rt = synced_with(
+        db_url,
+        docs,
+        {
+            "vault/create.md": "# Creating a vault\n\nRun `vault init --encryption keyfile` to make an encrypted vault "
+            "whose key is kept in a key file on this machine.\n",
+            "vault/keys.md": "# Keeping the key safe\n\nRun `vault key export PATH` to write a copy of the key to a safe "
+            "place: without it, a lost machine means a lost vault.\n",
+        },
+    )
+    rt.ensure_index(None)
+    a = ask(rt, "make an encrypted vault with a keyfile and export the key somewhere safe")
+    assert a.status == "answered", a.answer
+    assert {"vault/create.md", "vault/keys.md"} <= {s.path for s in a.sources}, a.answer
+    assert "vault init" in a.answer and "vault key export" in a.answer
+
+
 def test_a_question_joining_two_things_with_and_is_searched_as_one(rt):
     a = ask(rt, "can my earbuds and my laptop be paired at the same time?")
     assert a.status == "answered" and not any("in turn" in s.thought for s in a.steps)

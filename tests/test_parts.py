@@ -17,6 +17,9 @@ from bot.agent.parts import parts_in_turn
         ),
         ("export the list and also email it to the team?", ["export the list", "email it to the team"]),
         ("first do a, then b, and then c", ["first do a", "b", "c"]),
+        # "and" before a word taking an object as a verb does
+        ("make an encrypted repo with a keyfile and export the key", ["make an encrypted repo with a keyfile", "export the key"]),
+        ("record a macro and give it a button on the toolbar", ["record a macro", "give it a button on the toolbar"]),
     ],
 )
 def test_the_words_that_put_one_step_after_another_split_a_question(question, parts):
@@ -33,6 +36,10 @@ def test_the_words_that_put_one_step_after_another_split_a_question(question, pa
         "upgraded to v2; now the build fails",  # a semicolon joins what happened to what is asked
         "what is $340 plus 12%?",  # arithmetic, not a step
         "try it again, then again",
+        "an asset and a liability account",  # two nouns: "and" followed by an article
+        "my notes and the next slide",
+        "set the name and email that goes on my commits",  # "that" here begins a clause, not an object
+        "copy and paste the text",  # one step named by two verbs
     ],
 )
 def test_a_question_asking_for_one_thing_is_not_split(question):
