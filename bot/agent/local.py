@@ -8,8 +8,8 @@ It knows nothing about particular documents, only a method:
 4. answer extractively: quote the few lines that best cover the question, each cited, or abstain when no line
    covers enough of it. The page the first search ranked first (BM25 and meaning, fused) always gets its best
    line in, since line scoring matches words only, and so does the second when a ranking put it above the first
-   (bot.agent.meaning.contested), and the page each part's search ranked first. Lines that speak to an
-   assistant are never quoted.
+   (bot.agent.meaning.contested), and the page each part's search ranked first. The pages are quoted in the order
+   the searches ranked them, each line once. Lines that speak to an assistant are never quoted.
 Arithmetic questions go to the calculator.
 """
 
