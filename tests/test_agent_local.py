@@ -701,6 +701,7 @@ def test_a_long_lines_excerpt_quotes_a_sentence_pointing_back_with_the_one_it_po
         (["- Settings", "- Privacy", "- Delete account", "- Confirm", "Done."], 3),  # a list, up to three items
         (["o---o---* topic", "/", "o---o master"], 0),  # a drawing
         (["Figure 3.1. The dialog", "Report a bug"], 0),  # prose: a caption, the page's footer
+        (["=(B2<A2)+B2-A2", "The later time is B2."], 1),  # a formula written as a paragraph
     ],
 )
 def test_only_commands_code_and_lists_are_taken_after_an_introducing_line(follows, taken):

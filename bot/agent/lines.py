@@ -37,6 +37,7 @@ _POINTS_BACK = re.compile(r"^(?:(?:\W*\w+\W+){0,2}(?:this|these|those)\b|(?:that
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _LETTER = re.compile(r"[^\W\d_]")
 _PROMPT = re.compile(r"^\s*\$ \S")  # a shell command as docs show one
+_STROKES = re.compile(r"([^\w\s])\1\1")  # "o---o---* topic": a drawing's strokes
 # What a line that says how to do something names: code (`git reset --soft`), an option (--remote-ratelimit, -d), a
 # shell prompt, a menu path ("Actions → Duplicate Transaction", "Help > Chat with us", LibreOffice's "Tools - Options")
 # or a key combination ("Ctrl+S").
@@ -64,6 +65,11 @@ def quotable(text: str) -> bool:
 def says_how(text: str) -> bool:
     """Whether the line names something to type, run, set or choose: what a question about doing a thing wants."""
     return _SAYS_HOW.search(text) is not None
+
+
+def _is_code(text: str) -> bool:
+    """Not prose by the test quotable() reads prose by, nor a drawing: a formula or an expression written as a line."""
+    return bool(text.strip()) and len(_LETTER_OR_SPACE.findall(text)) < 0.7 * len(text) and not _STROKES.search(text)
 
 
 def _is_separator(line: str) -> bool:
@@ -172,18 +178,21 @@ def _past_fence(blocks: list[str], j: int, step: int) -> int:
 
 def introduced(chosen: list[Candidate]) -> list[Candidate]:
     """With the first line that ends by introducing what follows ("Generate it without having it ask any
-    questions:"), the code block, shell commands or list it promises, up to INTRODUCED lines: quoted alone, such a
-    line tells the asker the answer is right there, and leaves it out. Prose after it is not taken: a line ending
-    in a colon also introduces drawings, captions and output."""
+    questions:"), the code block, shell commands, list or formula it promises, up to INTRODUCED lines: quoted alone,
+    such a line tells the asker the answer is right there, and leaves it out. Prose after it is not taken: a line
+    ending in a colon also introduces drawings, captions and output. (LibreOffice's help writes a formula as a
+    paragraph: "... use the following formula:" / "=(B2<A2)+B2-A2".)"""
     c = next((c for c in chosen if c.text.rstrip().endswith(":")), None)
     if c is None or c.i + 1 >= len(c.passage.blocks):
         return chosen
     blocks, start = c.passage.blocks, c.i + 1
     if _FENCE.match(blocks[start]):  # a code block: its lines up to the closing fence
         lines = list(takewhile(lambda j: not _FENCE.match(blocks[j]), range(start + 1, len(blocks))))
-    else:  # a run of list items, or of shell commands ("$ git bisect start")
-        kind = LIST_ITEM if LIST_ITEM.match(blocks[start]) else _PROMPT if _PROMPT.match(blocks[start]) else None
-        lines = list(takewhile(lambda j: kind is not None and bool(kind.match(blocks[j])), range(start, len(blocks))))
+    elif LIST_ITEM.match(blocks[start]) or _PROMPT.match(blocks[start]):  # a run of list items, or of shell commands
+        kind = LIST_ITEM if LIST_ITEM.match(blocks[start]) else _PROMPT
+        lines = list(takewhile(lambda j: bool(kind.match(blocks[j])), range(start, len(blocks))))
+    else:  # a formula written as a paragraph: that line
+        lines = [start] if _is_code(blocks[start]) else []
     taken = {(x.passage.index, x.i) for x in chosen}
     more = [
         Candidate(c.score, c.passage, j)
