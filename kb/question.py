@@ -87,14 +87,15 @@ def correction(word: str, tokenizer: Tokenizer, df_many) -> str | None:
     read in a short word. Or the two words a missed space bar ran together ("haveto", "pagesize"), each a word of the
     docs or a common one, whichever is likelier. A word English knows is read otherwise only where that is TYPO_MARGIN
     more common (the noisy channel's prior, Norvig's corrector): "inthe" is "in the", "redis" is not "red is", nor
-    "quickbooks" "quick books".
+    "quickbooks" "quick books". Nor is it read as a word with another first letter, which misspellings seldom get
+    wrong (Pollock and Zamora, CACM 1984): "pimple" is not "simple".
 
     df_many(terms) -> array of each term's df here.
     """
     if len(word) < MIN_TYPO_LENGTH or not word.isalpha():
         return None
     typed = zipf(word)
-    fix = _edited(word, tokenizer, df_many)
+    fix = _edited(word, tokenizer, df_many, same_start=typed > 0)
     edited = [(fix, zipf(fix))] if fix is not None and (typed == 0 or zipf(fix) - typed >= TYPO_MARGIN) else []
     split = missed_space(word, lambda part: is_word(part, tokenizer, df_many))
     apart = [split] if split is not None and (typed == 0 or split[1] - typed >= TYPO_MARGIN) else []
@@ -109,9 +110,10 @@ def is_word(part: str, tokenizer: Tokenizer, df_many) -> bool:
 FUNCTION_WORDS = sorted(w for w in STOPWORDS if w.isalpha())  # every page uses them, so the index counts none
 
 
-def _edited(word: str, tokenizer: Tokenizer, df_many) -> str | None:
-    """The docs' word one edit from this one: a slip's if any, the most used, the commonest spelling of its stem."""
-    variants = sorted(one_edit_away(word))
+def _edited(word: str, tokenizer: Tokenizer, df_many, same_start: bool = False) -> str | None:
+    """The docs' word one edit from this one (keeping its first letter, if same_start): a slip's if any, the most
+    used, the commonest spelling of its stem."""
+    variants = sorted(v for v in one_edit_away(word) if not same_start or v[:1] == word[:1])
     stems = tokenizer.stems(variants)
     used = [(v, stem, n) for v, stem, n in zip(variants, stems, df_many(stems).tolist()) if n]
     slipped = {stem for v, stem, _ in used if is_slip(word, v)}  # a word's forms share its count: "blockly" is block's

@@ -114,6 +114,14 @@ def test_a_real_word_one_letter_from_a_docs_word_is_read_as_typed_not_corrected(
     assert searcher.read("is my badje lost").corrected == {"badje": "badge"}, "a word English never saw is a typo"
 
 
+def test_a_real_word_is_never_read_as_a_word_with_another_first_letter(engine, tmp_path):
+    searcher = lexical_searcher(
+        engine, tmp_path, {"retouch.md": "# Retouching\n\nA simple way to smooth skin in a portrait is the heal tool.\n"}
+    )
+    assert searcher.read("remove a pimple from a portrait").corrected == {}, "pimple is a word, not a typo of simple"
+    assert searcher.read("a simpel way to smooth skin").corrected == {"simpel": "simple"}, "a typo past the first letter"
+
+
 def test_a_short_word_is_read_as_a_typo_only_where_a_slip_of_the_fingers_makes_it(engine, tmp_path):
     searcher = lexical_searcher(
         engine,
