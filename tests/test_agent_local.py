@@ -9,7 +9,7 @@ from bot.agent.evidence import Ledger, Passage
 from bot.agent.lines import Candidate, excerpt, introduced, with_context
 from bot.agent.local import INTRO
 from bot.agent.meaning import Meaning, carried, contested, section, why_far
-from bot.agent.numbers import arithmetic_in, asked_amount
+from bot.agent.numbers import arithmetic_in, asked_amount, asks_how_much
 from bot.runtime import Runtime
 from bot.settings import SAMPLE_EVAL, load_settings
 from kb.documents import Line
@@ -782,6 +782,23 @@ def test_a_question_asking_for_an_amount_wants_a_line_with_that_kind_of_amount(q
 
 def test_a_question_asking_for_no_amount_wants_none():
     assert asked_amount("how do I pair the earbuds with a laptop") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "only_a_number_answers"),
+    [
+        ("what's the price of enterprise support", True),
+        ("What does the protection plan cost per month?", True),
+        ("express delivery fee?", True),
+        ("is there a fee for returns", True),
+        ("how much is the hosted version", True),
+        ("fix the price of a stock i typed in wrong", False),  # the price is what a step acts on: it asks how
+        ("get share prices to update on their own", False),
+        ("how do i charge a late fee on an invoice", False),
+    ],
+)
+def test_a_cost_word_asks_for_a_number_only_where_the_question_asks_what_it_is(question, only_a_number_answers):
+    assert asks_how_much(question) is only_a_number_answers
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,16 @@ _ASKS_FOR_A_NUMBER = re.compile(
     r"\bhow (long|many|much|often|soon|far|big|old)\b|^\s*when\b|\bwhat (time|day|version|price)\b|\b(cost|price|fee)s?\b",
     re.IGNORECASE,
 )
-# A quantity only a number answers ("how many", "how long", "what does it cost"); "when" may be "on Fridays".
-_ASKS_HOW_MUCH = re.compile(r"\bhow (long|many|much|often|old|big|far)\b|\b(cost|price|fee)s?\b", re.IGNORECASE)
+# A quantity only a number answers ("how many", "how long", "what does it cost"); "when" may be "on Fridays". A cost
+# word asks for one where the question asks what it is ("what's the price of ...", "is there a fee", "what does it
+# cost?", "express delivery fee?"), not where it is what a step acts on ("fix the price of a stock i typed in wrong",
+# "get share prices to update on their own"): that asks how.
+_ASKS_HOW_MUCH = re.compile(
+    r"\bhow (long|many|much|often|old|big|far)\b|\bwhat(?:'s|’s|s| is| are| was)? (?:the |a |an )?(cost|price|fee)s?\b"
+    r"|\bwhat (?:does|do|did|will|would)\b.*\b(cost|charge)s?\b|\b(?:is|are) there (?:a|an|any) (cost|price|fee|charge)s?\b"
+    r"|\b(cost|price|fee|charge)s?\W*$",
+    re.IGNORECASE,
+)
 _ASKS_TO_COMPUTE = re.compile(
     rf"^\s*(what(?:'s|’s|s| is)|how much is|calculate|compute)\b|[*/×÷^=]|\d\s*x\s*[{CURRENCY}]?\d|%\s*of\b", re.I
 )
