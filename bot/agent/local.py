@@ -350,6 +350,9 @@ class LocalAnswerer:
             chosen = once(with_context([closest] if best is None or best[1:] == closest[1:] else [closest, best]))
         if self.needs_number and not any(has_amount(c.text) for c in chosen):
             return Draft([], note="the question asks for a number and no line found gives one")
+        encoders = self._meaning_lead(chosen)  # added to an answer that stands: it never decides whether to answer
+        if encoders is not None:
+            chosen = once(with_context([*chosen, encoders]))
         segments, headed = [Segment(INTRO)], set()
         # The pages come in the order the searches ranked them, so the answer leads with the page the first search
         # put first by words and meaning rather than with the line sharing most words: of the answers citing a right
@@ -408,6 +411,25 @@ class LocalAnswerer:
         paths = [first[0].hit.path, meaning.contested(first)] if first else []
         wanted = set(self.stems.values())
         return [line for path in paths if path and (line := self._best_line(path, wanted, quoted))]
+
+    def _meaning_lead(self, chosen: list[Candidate]) -> Candidate | None:
+        """The line of the page the encoder ranks first (meaning.meaning_first), when no line quoted is from it: its best
+        line holding a word of the question, or else its line closest to the question in meaning."""
+        path = meaning.meaning_first(self.toolbox.ledger.passages[: self.first_search])
+        if path is None or any(c.passage.hit.path == path for c in chosen):
+            return None
+        quoted = {c.text for c in chosen}
+        return self._best_line(path, set(self.stems.values()), quoted) or self._closest_on(path, quoted)
+
+    def _closest_on(self, path: str, quoted: AbstractSet[str]) -> Candidate | None:
+        """The quotable line of a page read that the encoder finds closest to the question, other than those quoted."""
+        lines = [
+            c for q in self.toolbox.ledger.passages if q.hit.path == path for c in self._lines(q, 0.0) if c.text not in quoted
+        ]
+        if self.encoder is None or not lines:
+            return None
+        vectors = self.encoder.embed([self.question, *(self._excerpt(c.text) for c in lines)])
+        return lines[int((vectors[1:] @ vectors[0]).argmax())]
 
     def _part_leads(self, quoted: AbstractSet[str]) -> list[Candidate]:
         """For a question asking for things in turn, the best line holding a word of each part on the page that
