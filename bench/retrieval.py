@@ -38,6 +38,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -101,14 +102,16 @@ def fetch_npm(cache: Path) -> Path:
     return target
 
 
+def is_right(o) -> bool:
+    """An answer citing a right page with every key fact (an evaluation Outcome of an answerable question)."""
+    cited = o.case.satisfied(s.path for s in o.answer.sources)
+    return bool(cited) and all(f.lower() in o.answer.answer.lower() for f in o.case.facts)
+
+
 def answer_figures(result) -> str:
     """The local answerer's figures: precision, coverage, abstention, pass rate, latency."""
     answered = [o for o in result.answerable if o.answer.status == "answered"]
-    right = [
-        o
-        for o in answered
-        if o.case.satisfied(s.path for s in o.answer.sources) and all(f.lower() in o.answer.answer.lower() for f in o.case.facts)
-    ]
+    right = [o for o in answered if is_right(o)]
     abstain = [o for o in result.outcomes if o.case.must_abstain]
     latency = sorted(o.answer.latency_ms for o in result.outcomes)[len(result.outcomes) // 2]
     cite = [o for o in answered if o.case.satisfied(s.path for s in o.answer.sources)]  # of these, led by a right page:
@@ -133,6 +136,27 @@ def figures(searcher: Searcher, cases, k: int = 5) -> tuple[int, int, float]:
         first = case.first_right(ranked)
         rr += 1 / first if first else 0.0
     return found, len(answerable), rr / len(answerable)
+
+
+def docs_sets(cache: Path) -> dict[str, Callable[[], Path]]:
+    """Each docs set by name, fetched into cache only when it is asked for."""
+    return {
+        "sample": lambda: SAMPLE_DOCS,
+        "git": lambda: fetch_deb_html(cache, "git", GIT_DOC, "usr/share/doc/git/html"),
+        "npm": lambda: fetch_npm(cache),
+        "gimp": lambda: fetch_deb_html(cache, "gimp", GIMP_HELP, "usr/share/gimp/2.0/help/en"),
+        "postgres": lambda: fetch_deb_html(cache, "postgres", POSTGRES_DOC, "usr/share/doc/postgresql-doc-15/html"),
+        "borg": lambda: fetch_deb_html(cache, "borg", BORG_DOC, "usr/share/doc/borgbackup/html", "**/*.html"),
+        "gnucash": lambda: fetch_deb_html(cache, "gnucash", GNUCASH_DOC, GNUCASH_MANUALS),
+        "libreoffice": lambda: fetch_deb_html(
+            cache, "libreoffice", LIBREOFFICE_HELP, "usr/share/libreoffice/help/en-US", "**/*.html"
+        ),
+    }
+
+
+def question_file(name: str, questions: Path) -> Path:
+    """A set's questions: the sample's own (bot/sample_eval.yaml) with the bench's, else questions/<set>.yaml."""
+    return SAMPLE_EVAL if name == "sample" else questions / f"{name}.yaml"
 
 
 SETS = ("sample", "git", "npm", "gimp", "postgres", "borg", "gnucash", "libreoffice")
@@ -165,18 +189,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
-    corpora = {  # each docs set fetched only when it is scored
-        "sample": lambda: SAMPLE_DOCS,
-        "git": lambda: fetch_deb_html(args.cache, "git", GIT_DOC, "usr/share/doc/git/html"),
-        "npm": lambda: fetch_npm(args.cache),
-        "gimp": lambda: fetch_deb_html(args.cache, "gimp", GIMP_HELP, "usr/share/gimp/2.0/help/en"),
-        "postgres": lambda: fetch_deb_html(args.cache, "postgres", POSTGRES_DOC, "usr/share/doc/postgresql-doc-15/html"),
-        "borg": lambda: fetch_deb_html(args.cache, "borg", BORG_DOC, "usr/share/doc/borgbackup/html", "**/*.html"),
-        "gnucash": lambda: fetch_deb_html(args.cache, "gnucash", GNUCASH_DOC, GNUCASH_MANUALS),
-        "libreoffice": lambda: fetch_deb_html(
-            args.cache, "libreoffice", LIBREOFFICE_HELP, "usr/share/libreoffice/help/en-US", "**/*.html"
-        ),
-    }
+    corpora = docs_sets(args.cache)
     own = args.questions == HERE / "realdocs"  # the sample set's questions are its own (bot/sample_eval.yaml)
     names = [n for n in args.sets or list(corpora) if (n == "sample" and own) or (args.questions / f"{n}.yaml").exists()]
     work = Path(tempfile.mkdtemp())
@@ -184,7 +197,7 @@ def main() -> None:
     answers: dict[str, str] = {}
     for name in names:
         docs = corpora[name]()
-        cases = load_cases(SAMPLE_EVAL if name == "sample" else args.questions / f"{name}.yaml")
+        cases = load_cases(question_file(name, args.questions))
         started = time.perf_counter()
         stemmed = open_database(f"sqlite:///{work / name}.db")
         report = sync(stemmed, docs)
