@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from bot.agent.evidence import Ledger, Passage
-from bot.agent.lines import Candidate, excerpt, introduced, with_context
+from bot.agent.lines import Candidate, excerpt, introduced, quotable, with_context
 from bot.agent.local import INTRO
 from bot.agent.meaning import Meaning, carried, contested, meaning_first, section, why_far
 from bot.agent.numbers import arithmetic_in, asked_amount, asks_how_much
@@ -210,6 +210,20 @@ def test_a_pages_index_terms_are_searched_but_never_quoted(db_url, docs):
     a = ask(synced_with(db_url, docs, {"office/wrap.html": page}), "wrap text around an object")
     assert a.status == "answered" and a.sources[0].path == "office/wrap.html"
     assert "Optimal Page Wrap" in a.answer and "Index terms" not in a.answer
+
+
+@pytest.mark.parametrize(
+    "line, worth_quoting",
+    [
+        ("Chapter 6. Common Transaction Operations", False),  # DocBook's navigation header names the chapter
+        ("Part VII. Internals", False),
+        ("Appendix B. Configuration Files", False),
+        ("Part of the reason is that the index is rebuilt.", True),  # prose that begins with the word
+        ("Chapter one explains how to set up the accounts.", True),
+    ],
+)
+def test_a_chapter_or_parts_title_is_not_quoted_as_an_answer(line, worth_quoting):
+    assert quotable(line) is worth_quoting
 
 
 def test_a_long_paragraph_is_quoted_by_its_answering_sentence_and_cited_whole(db_url, docs):

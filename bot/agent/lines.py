@@ -21,9 +21,13 @@ from kb.tokens import Tokenizer
 
 LONG_LINE = 300  # characters: a longer line is quoted by its sentences that answer
 MAX_SENTENCES = 2
+# "Figure 17.94. Video filter options"; and a chapter's or part's title, which DocBook's navigation header repeats on
+# every page of the chapter ("Chapter 6. Common Transaction Operations", "Part VII. Internals", "Appendix B. ...")
 _CAPTION = re.compile(
-    r"^(?:figure|fig\.|table|example)\s+[\d.]+\S*\s+(?:\S+\s+){0,9}\S+$", re.I
-)  # "Figure 17.94. Video filter options"
+    r"^(?:(?:figure|fig\.|table|example)\s+[\d.]+\S*|(?:chapter|part|appendix)\s+(?:\d+|[ivxlc]+|[a-z])\.[\d.]*)"
+    r"\s+(?:\S+\s+){0,9}\S+$",
+    re.I,
+)
 _LETTER_OR_SPACE = re.compile(r"[^\W\d_]|\s")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 CONTEXT_ITEMS = 4  # list items quoted around the best one
