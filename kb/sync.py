@@ -26,6 +26,7 @@ from kb.encode import KeptVectors
 from kb.loaders import LOADERS_VERSION
 from kb.models import chunks, documents, index_state, sync_runs
 from kb.prepare import PreparedDocument, prepare
+from kb.redirects import drop_redirects
 from kb.scan import DEFAULT_MAX_FILE_BYTES, DocProblem, SourceFile, scan
 from kb.state import index_version
 from kb.sync_runs import SyncBusy, SyncReport, finish_run, start_run, sync_transaction
@@ -69,8 +70,9 @@ def sync(
         DocProblem(p, f"over the {max_file_bytes:,}-byte cap: left out of the git checkout", "skipped") for p in left_out
     ]
     unreadable = {p.path for p in problems}  # on disk but not read this time: an indexed one keeps its last version
+    files, redirects = drop_redirects(files)
     files, twins = drop_format_twins(files)
-    problems += twins
+    problems += redirects + twins
     if extra:
         taken = {f.path for f in extra}
         problems += [

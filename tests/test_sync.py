@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from sqlalchemy import select
 
 from kb.models import chunks, documents, sync_runs
@@ -104,6 +105,49 @@ def test_two_formats_of_a_name_with_different_text_are_both_indexed(engine, docs
     )
     report = sync(engine, docs)
     assert {"help/faq.md", "help/faq.html"} <= set(report.added)
+
+
+def redirect_page(content: str, around: str = "{}") -> str:
+    meta = f'<meta http-equiv="Refresh" content="{content}">'
+    return (
+        f"<html><head><title>Hunks</title>{around.format(meta)}</head>"
+        "<body><p>The node you are looking for is at <a href='Comparison.html#Hunks'>Hunks</a>.</p></body></html>"
+    )
+
+
+def test_a_page_that_only_redirects_is_skipped_and_reported_with_its_target(engine, docs):
+    (docs / "help" / "Hunks.html").write_text(redirect_page("0; url=Comparison.html#Hunks"))
+    report = sync(engine, docs)
+    assert "help/Hunks.html" not in report.added and "help/warranty.md" in report.added
+    assert (
+        "help/Hunks.html",
+        "a redirect to Comparison.html#Hunks: only the page it leads to is read",
+        "skipped",
+    ) in [(p.path, p.reason, p.action) for p in report.problems]
+
+
+@pytest.mark.parametrize(
+    "content, around",
+    [
+        ("0; url=../noscript.html", "<noscript>{}</noscript>"),  # fires only without JavaScript
+        ("300", "{}"),  # a timer that reloads the page
+        ("60; URL='Hunks.html'", "{}"),  # a reload of itself
+    ],
+    ids=["inside-noscript", "timer-alone", "to-itself"],
+)
+def test_a_refresh_that_sends_no_reader_elsewhere_leaves_the_page_indexed(engine, docs, content, around):
+    (docs / "help" / "Hunks.html").write_text(redirect_page(content, around))
+    report = sync(engine, docs)
+    assert "help/Hunks.html" in report.added
+    assert not [p for p in report.problems if p.path == "help/Hunks.html"]
+
+
+def test_a_page_that_became_a_redirect_is_removed_from_the_index(engine, docs):
+    (docs / "help" / "Hunks.html").write_text("<main><h1>Hunks</h1><p>A hunk is a group of changed lines.</p></main>")
+    assert "help/Hunks.html" in sync(engine, docs).added
+    (docs / "help" / "Hunks.html").write_text(redirect_page("0; url=Comparison.html#Hunks"))
+    report = sync(engine, docs)
+    assert "help/Hunks.html" in report.removed
 
 
 def test_a_line_that_speaks_to_the_assistant_is_flagged_but_the_page_is_indexed(engine, docs):
