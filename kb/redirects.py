@@ -1,7 +1,7 @@
 """HTML pages that only send the browser to another page: left out of the index, as a rendered twin is.
 
 A docs generator writes one wherever a page moved or a name should still lead somewhere: Texinfo's split HTML
-(every GNU manual) writes one for every node and anchor that is not a file of its own, 89 of diffutils' 116 files
+(every GNU manual) writes one for every node and anchor that is not a file of its own, 89 of diffutils' 112 pages
 ("The node you are looking for is at Hunks."); Jekyll's redirect_from, MkDocs' redirects plugin and
 sphinx-reredirects write the same `<meta http-equiv="refresh" content="0; url=...">`. Indexed, each was a page
 of its own whose only line answered nothing, and the local answerer quoted it. Its target is a page of the folder,
@@ -18,11 +18,16 @@ from html.parser import HTMLParser
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
+from kb.loaders import LOADERS
 from kb.scan import DocProblem, SourceFile
 
-HTML = {".html", ".htm"}
+HTML = {suffix for suffix, load in LOADERS.items() if load is LOADERS[".html"]}
 HEAD_BYTES = 65_536  # a <meta> is in the page's head; a page's body is not read for one
 _URL_PREFIX = re.compile(r"^url\s*=\s*", re.I)
+
+
+class _Read(Exception):
+    """What _Refresh looks for is found, or cannot be further on: the rest of the page is not parsed."""
 
 
 class _Refresh(HTMLParser):
@@ -32,20 +37,18 @@ class _Refresh(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.url: str | None = None
         self.noscript = 0
-        self.done = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.done:
-            return
         if tag == "noscript":
             self.noscript += 1
         elif tag == "body":
-            self.done = True
+            raise _Read
         elif tag == "meta" and not self.noscript:
             values = {k.lower(): v or "" for k, v in attrs}
             if values.get("http-equiv", "").strip().lower() == "refresh":
                 self.url = refresh_url(values.get("content", ""))
-                self.done = self.url is not None
+                if self.url is not None:
+                    raise _Read
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "noscript" and self.noscript:
@@ -63,10 +66,14 @@ def redirect_target(source: SourceFile) -> str | None:
     """Where an HTML page sends the browser at once, or None for a page that is read where it is."""
     if PurePosixPath(source.path).suffix.lower() not in HTML:
         return None
-    head = source.content[:HEAD_BYTES].decode("utf-8", errors="replace")
+    head = source.content[:HEAD_BYTES]
+    if b"refresh" not in head.lower():  # most pages: not parsed at all, on every sync
+        return None
     parser = _Refresh()
     try:
-        parser.feed(head)
+        parser.feed(head.decode("utf-8", errors="replace"))
+    except _Read:
+        pass
     except Exception:  # a page html.parser cannot read is the loader's to report
         return None
     if not parser.url:
