@@ -7,7 +7,7 @@ bench/retrieval.py prints each set's totals; a change to the answerer is judged 
 how. `run` asks the local answerer every question of the docs sets of bench/retrieval.py (the bench's own and the
 held-out ones by default) and writes one JSON line each: the answer, its sources, whether it is right (a right page
 cited with every key fact) and the first search's pages with their ranks, strength and cosine. The indexes are kept
-in the cache beside the fetched docs, so a second run only asks (about a minute for all eight sets). `diff` prints
+in the cache beside the fetched docs, so a second run only asks (about a minute for all nine sets). `diff` prints
 each set's figures before and after and every answer whose status or rightness changed.
 """
 

@@ -1,4 +1,4 @@
-"""Retrieval and answer figures on eight real public docs sets no one here wrote, and the sample docs.
+"""Retrieval and answer figures on nine real public docs sets no one here wrote, and the sample docs.
 
     python bench/retrieval.py [--cache DIR] [--sets SET ...] [--skip-answers]
 
@@ -16,10 +16,12 @@ The docs sets come from the package registries this machine reaches, pinned:
   pages in help/ and guide/), a finance program's help centre for people who are not developers, fetched with
   `apt-get download`;
 - LibreOffice 7.4's help (Debian's libreoffice-help-en-us: 2,561 HTML pages in text/, an office suite's help
-  centre: how-to guides beside a reference of every menu, dialog and function), fetched with `apt-get download`.
-The questions of the last four were written after every constant of the search was chosen: nothing was fitted
+  centre: how-to guides beside a reference of every menu, dialog and function), fetched with `apt-get download`;
+- GNU diffutils' manual (Debian's diffutils-doc 3.8: Texinfo's split HTML, 112 files of which 89 only redirect to
+  another page's node, a command manual), fetched with `apt-get download`.
+The questions of the last five were written after every constant of the search was chosen: nothing was fitted
 to them (GnuCash's uncovered questions showed the answerer's test of a word the docs never use, bot.agent.meaning;
-LibreOffice's were written before any answer over it was seen).
+LibreOffice's and diffutils' were written before any answer over them was seen).
 Questions: bench/realdocs/*.yaml (informal, typos, not the docs' words, some on two pages, 8 or 9 a set that
 the docs do not cover; `--questions bench/realdocs/heldout` reads others, written after every constant was chosen).
 Each method is scored on one search with the question (page recall@5, MRR), and the shipped method also through
@@ -61,6 +63,7 @@ BORG_DOC = "borgbackup-doc"
 POSTGRES_DOC = "postgresql-doc-15"
 GNUCASH_DOC = "gnucash-docs"
 LIBREOFFICE_HELP = "libreoffice-help-en-us"
+DIFFUTILS_DOC = "diffutils-doc"
 GNUCASH_MANUALS = {
     "help": "usr/share/doc/gnucash-docs/gnucash-help-en",
     "guide": "usr/share/doc/gnucash-docs/gnucash-guide-en",
@@ -151,6 +154,7 @@ def docs_sets(cache: Path) -> dict[str, Callable[[], Path]]:
         "libreoffice": lambda: fetch_deb_html(
             cache, "libreoffice", LIBREOFFICE_HELP, "usr/share/libreoffice/help/en-US", "**/*.html"
         ),
+        "diffutils": lambda: fetch_deb_html(cache, "diffutils", DIFFUTILS_DOC, "usr/share/doc/diffutils"),
     }
 
 
@@ -159,7 +163,7 @@ def question_file(name: str, questions: Path) -> Path:
     return SAMPLE_EVAL if name == "sample" else questions / f"{name}.yaml"
 
 
-SETS = ("sample", "git", "npm", "gimp", "postgres", "borg", "gnucash", "libreoffice")
+SETS = ("sample", "git", "npm", "gimp", "postgres", "borg", "gnucash", "libreoffice", "diffutils")
 
 
 def main() -> None:
