@@ -25,7 +25,7 @@ from kb.chatter import without_chatter
 from kb.frequency import zipf
 from kb.inflection import docs_form
 from kb.shorthand import read_shorthand
-from kb.slips import function_word, is_slip, missed_space, number_apart, spaced_apart, unstretched
+from kb.slips import function_word, is_slip, missed_space, number_apart, spaced_apart, unstretched, written_apart
 from kb.spelling import docs_spelling
 from kb.tokens import STOPWORDS, Tokenizer
 
@@ -153,9 +153,9 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many, together) -> 
     or not at all ("idk"); a word typed in two is read as the one they use ("data base"); a word in the other
     English's spelling is read in theirs ("equaliser": equalizer); a word they never use in an irregular form is read
     in the form they use ("hid": hide), one with a letter held down is the word stretched ("sooo": so), one a slip
-    from a far commoner function word is that word ("teh": the); a rare word they never use is a typo of one they do
-    (one edit away) or two words run together ("haveto"), else a name they never mention ("netlify"), which counts like
-    any known word.
+    from a far commoner function word is that word ("teh": the); a rare word they never use is a compound they write
+    in two ("whitespace": white space), a typo of one they do (one edit away) or two words run together ("haveto"),
+    else a name they never mention ("netlify"), which counts like any known word.
 
     df_of(terms) -> list of df; df_many: the same, vectorised, for a typo's variants; together(terms) -> how many
     chunks hold them all.
@@ -163,6 +163,9 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many, together) -> 
 
     def count(word: str) -> int:  # in how many chunks the docs use it
         return int(df_of(tokenizer.stems([word]))[0])
+
+    def apart(word: str) -> str | None:  # a compound they write in two common words: "catchers" is no "catch ers"
+        return written_apart(word, lambda part: zipf(part) >= COMMON_ZIPF, count, lambda a, b: together(tokenizer.stems([a, b])))
 
     text = read_shorthand(number_apart(without_chatter(unshouted(text)), lambda word: count(word) > 0), count)
     text = spaced_apart(text, count, lambda a, b: together(tokenizer.stems([a, b])), STOPWORDS)
@@ -184,7 +187,7 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many, together) -> 
                     docs_form(w.word, tokenizer.stems, df_many)
                     or unstretched(w.word, lambda part: is_word(part, tokenizer, df_many))
                     or function_word(w.word, FUNCTION_WORDS)
-                    or (correction(w.word, tokenizer, df_many) if rare else None)
+                    or (apart(w.word) or correction(w.word, tokenizer, df_many) if rare else None)
                 )
             if fix is None and rare:
                 w = replace(w, known=True)  # a name the docs never mention

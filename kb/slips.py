@@ -7,7 +7,8 @@ strikes one more key (the same or a neighbour), leaves a key out, or swaps two; 
 wrong (Pollock and Zamora, "Automatic spelling correction in scientific and scholarly text", CACM 1984). "lomg" is a
 slip for "long" (m beside n), not for "log"; "nuxt" is no slip for "next" (u is not beside e): a name as typed.
 A missed space bar runs two words together ("haveto", "pagesize"): missed_space reads them apart; a word typed in
-two ("data base", "pass word") is read as the docs' one word: spaced_apart. A function word is typed so often that
+two ("data base", "pass word") is read as the docs' one word: spaced_apart, and one the docs write in two that the
+asker typed as one ("whitespace") is read as their two: written_apart. A function word is typed so often that
 its slips are the commonest of all ("teh", "hwo", "wiht"): function_word reads them. Two more habits of chat are read
 back the same way: a letter held down for emphasis ("sooo", "pleaseee": unstretched) and a number typed against its
 unit ("30mins", "3pm": number_apart).
@@ -147,3 +148,30 @@ def spaced_apart(
             continue
         n += 1
     return "".join([*out, text[at:]])
+
+
+# A compound's parts are words of three letters or more: "white space", "time out", "drop down"; a split off one or two
+# letters ("a way", "re set") is a prefix or an article, no second word.
+OPEN_PART = 3
+# Of the chunks with a compound's rarer part, the share that hold the other as well for the docs to be taken to write
+# the compound as two words. Words the docs use apart by chance share a chunk far less often: "web" and "pack" in
+# npm's docs, "side" and "ways" in GIMP's.
+APART_SHARE = 0.5
+
+
+def written_apart(
+    word: str, is_word: Callable[[str], bool], count: Callable[[str], int], together: Callable[[str, str], int]
+) -> str | None:
+    """The two words (`is_word`) the docs write where the asker typed one compound they never use ("whitespace":
+    white space, as GNU diffutils' manual writes it): the split whose rarer part shares the most chunks with the
+    other, if that share is over APART_SHARE. A compound's spelling is a matter of habit, as in spaced_apart, which
+    reads the other way.
+
+    count(word) -> in how many of the docs' chunks the word is; together(a, b) -> how many hold both."""
+    best, share = None, APART_SHARE
+    for i in range(OPEN_PART, len(word) - OPEN_PART + 1):
+        a, b = word[:i], word[i:]
+        rarer = min(count(a), count(b))
+        if rarer and is_word(a) and is_word(b) and together(a, b) / rarer > share:
+            best, share = f"{a} {b}", together(a, b) / rarer
+    return best

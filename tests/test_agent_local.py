@@ -118,16 +118,18 @@ def test_a_question_that_describes_an_entity_searches_again_for_its_name_and_cit
     assert hop.tool == "search_docs" and hop.input["query"].startswith("Fabrikam") and "names Fabrikam" in hop.thought
 
 
+# "pair them with my phone" alone ties: the hybrid ranks troubleshooting first and getting-started third, the encoder
+# the other way round, and which page it puts third moves with the processor's int8 rounding.
 def test_a_question_asking_for_two_things_in_turn_searches_each_and_quotes_both_pages(rt):
-    a = ask(rt, "pair them with my phone, then turn on noise cancelling")
+    a = ask(rt, "pair them with my phone for the first time, then turn on noise cancelling")
     assert a.status == "answered"
     assert {"help/getting-started.md", "help/noise-cancellation.md"} <= {s.path for s in a.sources}
     parts = [s.input["query"] for s in a.steps if "things in turn" in s.thought]
-    assert parts == ["pair them with my phone", "turn on noise cancelling"]
+    assert parts == ["pair them with my phone for the first time", "turn on noise cancelling"]
 
 
 def test_the_answer_to_a_question_asking_for_things_in_turn_follows_their_order(rt):
-    a = ask(rt, "pair them with my phone, then turn on noise cancelling")
+    a = ask(rt, "pair them with my phone for the first time, then turn on noise cancelling")
     paths = [s.path for s in a.sources]
     assert paths.index("help/getting-started.md") < paths.index("help/noise-cancellation.md"), a.answer
 

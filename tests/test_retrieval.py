@@ -221,6 +221,22 @@ def test_a_word_typed_in_two_is_read_as_the_word_the_docs_use(engine, tmp_path):
     assert searcher.read("what is the file name").query() == "what is the file name", "the docs write it apart"
 
 
+def test_a_compound_typed_as_one_word_is_read_as_the_two_the_docs_write(engine, tmp_path):
+    searcher = lexical_searcher(
+        engine,
+        tmp_path,
+        {
+            "blanks.md": "# Blank lines\n\nThe -b option ignores changes in white space. Trailing white space too.\n",
+            "names.md": "# Names\n\nA file name may hold white or black. Names of a web site.\n",
+        },
+    )
+    read = searcher.read("how do i ignore whitespace changes")
+    assert read.corrected == {"whitespace": "white space"}
+    assert read.unknown() == [], "not taken for a subject the docs never mention"
+    assert searcher.search("ignore whitespace", k=1)[0].path == "blanks.md"
+    assert searcher.read("what is a blackboard").corrected == {}, "black is never beside board here"
+
+
 def test_a_number_typed_against_its_unit_is_not_read_as_the_subject(engine, tmp_path):
     searcher = lexical_searcher(engine, tmp_path, {"returns.md": "# Returns\n\nReturns close at 5 pm after 30 days.\n"})
     assert searcher.unknown_words("can i still return it at 4pm") == [], "4 pm, not a word 4pm"

@@ -3,7 +3,16 @@
 import pytest
 
 from kb.frequency import zipf
-from kb.slips import function_word, is_slip, missed_space, neighbours, number_apart, spaced_apart, unstretched
+from kb.slips import (
+    function_word,
+    is_slip,
+    missed_space,
+    neighbours,
+    number_apart,
+    spaced_apart,
+    unstretched,
+    written_apart,
+)
 from kb.tokens import STOPWORDS
 
 
@@ -108,3 +117,21 @@ def test_a_word_typed_in_two_is_read_as_the_one_the_docs_use_where_they_seldom_w
     assert read("the file name of the dump") == "the file name of the dump", "the docs write it apart as often"
     assert read("how do i set up the data-base") == "how do i set up the data-base", "a function word; a hyphen is the asker's"
     assert read("see /data base.db") == "see /data base.db", "a path and a file name are the asker's"
+
+
+def test_a_compound_the_docs_write_in_two_is_read_as_their_two_where_the_rarer_part_mostly_keeps_the_others_company():
+    # the counts of GNU diffutils' manual (white, space), npm's (web, pack; work, around) and GIMP's (side, ways)
+    chunks = {"white": 22, "space": 41, "web": 9, "pack": 72, "work": 91, "around": 13, "side": 68, "ways": 286}
+    chunks |= {"catch": 5, "ers": 3}
+    both = {("white", "space"): 22, ("web", "pack"): 1, ("work", "around"): 11, ("side", "ways"): 9}
+    both |= {("catch", "ers"): 3}
+
+    def read(word):
+        return written_apart(word, lambda part: part != "ers", lambda w: chunks.get(w, 0), lambda a, b: both.get((a, b), 0))
+
+    assert read("whitespace") == "white space"
+    assert read("workaround") == "work around"
+    assert read("webpack") is None, "one chunk of web's nine names a pack: a name of its own"
+    assert read("sideways") is None, "9 of side's 68 chunks say ways"
+    assert read("catchers") is None, "ers is no word"
+    assert read("unheard") is None, "neither part is the docs' word"
