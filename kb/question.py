@@ -164,11 +164,14 @@ def read_question(text: str, tokenizer: Tokenizer, df_of, df_many, together) -> 
     def count(word: str) -> int:  # in how many chunks the docs use it
         return int(df_of(tokenizer.stems([word]))[0])
 
+    def both(a: str, b: str) -> int:  # in how many chunks the docs use the two
+        return together(tokenizer.stems([a, b]))
+
     def apart(word: str) -> str | None:  # a compound they write in two common words: "catchers" is no "catch ers"
-        return written_apart(word, lambda part: zipf(part) >= COMMON_ZIPF, count, lambda a, b: together(tokenizer.stems([a, b])))
+        return written_apart(word, lambda part: zipf(part) >= COMMON_ZIPF, count, both)
 
     text = read_shorthand(number_apart(without_chatter(unshouted(text)), lambda word: count(word) > 0), count)
-    text = spaced_apart(text, count, lambda a, b: together(tokenizer.stems([a, b])), STOPWORDS)
+    text = spaced_apart(text, count, both, STOPWORDS)
     words = question_words(text, tokenizer)
     df = dict(zip([w.term for w in words], df_of([w.term for w in words])))
     out: dict[str, QuestionWord] = {}

@@ -172,6 +172,6 @@ def written_apart(
     for i in range(OPEN_PART, len(word) - OPEN_PART + 1):
         a, b = word[:i], word[i:]
         rarer = min(count(a), count(b))
-        if rarer and is_word(a) and is_word(b) and together(a, b) / rarer > share:
-            best, share = f"{a} {b}", together(a, b) / rarer
+        if rarer and is_word(a) and is_word(b) and (kept := together(a, b) / rarer) > share:
+            best, share = f"{a} {b}", kept
     return best

@@ -234,7 +234,7 @@ def test_a_compound_typed_as_one_word_is_read_as_the_two_the_docs_write(engine, 
     assert read.corrected == {"whitespace": "white space"}
     assert read.unknown() == [], "not taken for a subject the docs never mention"
     assert searcher.search("ignore whitespace", k=1)[0].path == "blanks.md"
-    assert searcher.read("what is a blackboard").corrected == {}, "black is never beside board here"
+    assert searcher.read("what is a blackboard").corrected == {}, "board is no word of these docs"
 
 
 def test_a_number_typed_against_its_unit_is_not_read_as_the_subject(engine, tmp_path):
