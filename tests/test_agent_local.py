@@ -8,7 +8,7 @@ import pytest
 from bot.agent.evidence import Ledger, Passage
 from bot.agent.lines import Candidate, excerpt, introduced, quotable, with_context
 from bot.agent.local import INTRO
-from bot.agent.meaning import Meaning, carried, contested, meaning_first, section, why_far
+from bot.agent.meaning import MEANING_PAGES, Meaning, carried, contested, disowned, meaning_first, section, why_far
 from bot.agent.numbers import arithmetic_in, asked_amount, asks_how_much
 from bot.runtime import Runtime
 from bot.settings import SAMPLE_EVAL, load_settings
@@ -670,6 +670,27 @@ def test_the_encoders_first_page_is_found_where_the_fused_order_put_it_third():
 
 def test_there_is_no_encoders_page_to_add_when_it_agrees_with_the_fused_first():
     assert meaning_first(ranked_passages(("a.md", 1, 2, 1, 0.6), ("b.md", 2, 1, 2, 0.6))) is None
+
+
+def test_a_first_page_neither_the_words_nor_the_meaning_put_first_is_not_quoted():
+    low = MEANING_PAGES + 1  # the fusion put it first; BM25 ranks it 2nd, the encoder below its first pages
+    note = disowned(ranked_passages(("a.md", 2, 1, low, 0.5), ("b.md", 1, 4, 1, 0.6)))
+    assert note is not None and f"number {low}" in note
+
+
+def test_a_first_page_bm25_ranks_first_is_quoted_whatever_the_encoder_says():
+    first = ranked_passages(
+        ("a.md", 3, 1, MEANING_PAGES + 4, 0.5), ("a.md", 1, 9, MEANING_PAGES + 4, 0.4), ("b.md", 2, 2, 1, 0.6)
+    )
+    assert disowned(first) is None  # its second chunk is BM25's first
+
+
+def test_a_first_page_among_the_encoders_first_pages_is_quoted():
+    assert disowned(ranked_passages(("a.md", 4, 1, MEANING_PAGES, 0.5), ("b.md", 1, 2, 1, 0.6))) is None
+
+
+def test_without_encoder_vectors_the_first_page_is_quoted():
+    assert disowned(ranked_passages(("a.md", 4, 1, None, None), ("b.md", 1, 2, None, None))) is None
 
 
 def test_a_page_far_from_the_question_in_meaning_is_never_the_encoders_choice():

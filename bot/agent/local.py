@@ -316,6 +316,9 @@ class LocalAnswerer:
         far = self._far_from_meaning()
         if far is not None:
             return Draft([], note=far)
+        disowned = meaning.disowned(self.toolbox.ledger.passages[: self.first_search])
+        if disowned is not None:
+            return Draft([], note=disowned)
         coverage = self._best_coverage()
         strong = any(  # the search's evidence rule weighs the docs' own rarity: either test will do, if meaning agrees
             p.hit.strength == "strong" and meaning.not_far(p) for p in self.toolbox.ledger.passages[: self.first_search]
