@@ -271,6 +271,11 @@ class LocalAnswerer:
         ]
         return max(lines, key=lambda c: (c.score, -c.passage.index, -c.i), default=None)
 
+    @property
+    def _first(self) -> list[Passage]:
+        """The passages the first search showed: the ones ranked for the question itself."""
+        return self.toolbox.ledger.passages[: self.first_search]
+
     def _best_coverage(self) -> float:
         return max((cover for _, cover, _ in self._passages()), default=0.0)
 
@@ -302,7 +307,7 @@ class LocalAnswerer:
         """Why the docs cannot answer, judged line by line by the sentence encoder (bot.agent.meaning)."""
         if self.encoder is None:
             return None
-        first = self.toolbox.ledger.passages[: self.first_search]
+        first = self._first
         judged = meaning.judge(self.question, first, self.encoder, self._excerpt, self.absent)
         if judged is None:
             return None
@@ -316,12 +321,12 @@ class LocalAnswerer:
         far = self._far_from_meaning()
         if far is not None:
             return Draft([], note=far)
-        disowned = meaning.disowned(self.toolbox.ledger.passages[: self.first_search])
+        disowned = meaning.disowned(self._first)
         if disowned is not None:
             return Draft([], note=disowned)
         coverage = self._best_coverage()
         strong = any(  # the search's evidence rule weighs the docs' own rarity: either test will do, if meaning agrees
-            p.hit.strength == "strong" and meaning.not_far(p) for p in self.toolbox.ledger.passages[: self.first_search]
+            p.hit.strength == "strong" and meaning.not_far(p) for p in self._first
         )
         if coverage < ENOUGH and not strong:
             return Draft(
@@ -393,7 +398,7 @@ class LocalAnswerer:
         """The line of the first search's best pages closest to the question in meaning, when it is close (CLOSE)."""
         if self.closest is None:
             return None
-        for p in self.toolbox.ledger.passages[: self.first_search]:
+        for p in self._first:
             if self.closest in p.blocks:
                 return Candidate(0.0, p, p.blocks.index(self.closest))
         return None
@@ -404,13 +409,13 @@ class LocalAnswerer:
             return self.meant
         if self.toolbox.searcher.mode == "bm25":
             return None
-        return meaning.close_by_rank(self.toolbox.ledger.passages[: self.first_search], self.index.size)
+        return meaning.close_by_rank(self._first, self.index.size)
 
     def _leads(self, quoted: AbstractSet[str]) -> list[Candidate]:
         """The best line of the page the first search ranked first (the fused ranking's choice), and of the second
         when a ranking put it above the first (meaning.contested), each holding a word of the question: line scoring
         is lexical, and a page found by meaning would otherwise go unquoted."""
-        first = self.toolbox.ledger.passages[: self.first_search]
+        first = self._first
         paths = [first[0].hit.path, meaning.contested(first)] if first else []
         wanted = set(self.stems.values())
         return [line for path in paths if path and (line := self._best_line(path, wanted, quoted))]
@@ -418,7 +423,7 @@ class LocalAnswerer:
     def _meaning_lead(self, chosen: list[Candidate]) -> Candidate | None:
         """The line of the page the encoder ranks first (meaning.meaning_first), when no line quoted is from it: its best
         line holding a word of the question, or else its line closest to the question in meaning."""
-        path = meaning.meaning_first(self.toolbox.ledger.passages[: self.first_search])
+        path = meaning.meaning_first(self._first)
         if path is None or any(c.passage.hit.path == path for c in chosen):
             return None
         quoted = {c.text for c in chosen}

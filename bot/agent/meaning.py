@@ -127,12 +127,13 @@ def contested(first: Sequence[Passage]) -> str | None:
     pages = list(dict.fromkeys(p.hit.path for p in first if not_far(p)))
     if len(pages) < 2:
         return None
+    return pages[1] if any(place(first, pages[1], r) < place(first, pages[0], r) for r in RANKINGS) else None
 
-    def place(path: str, ranking: str) -> float:
-        ranks = [getattr(p.hit, ranking) for p in first if p.hit.path == path]
-        return min((r for r in ranks if r is not None), default=float("inf"))
 
-    return pages[1] if any(place(pages[1], r) < place(pages[0], r) for r in RANKINGS) else None
+def place(first: Sequence[Passage], path: str, ranking: str) -> float:
+    """A page's place in one of the rankings (RANKINGS): its best passage's there, infinite when none is ranked."""
+    ranks = [getattr(p.hit, ranking) for p in first if p.hit.path == path]
+    return min((r for r in ranks if r is not None), default=float("inf"))
 
 
 def disowned(first: Sequence[Passage]) -> str | None:
@@ -144,7 +145,7 @@ def disowned(first: Sequence[Passage]) -> str | None:
     rank = first[0].hit.meaning_rank if first else None
     if rank is None or rank <= MEANING_PAGES:
         return None
-    if any(p.hit.bm25_rank == 1 for p in first if p.hit.path == first[0].hit.path):
+    if place(first, first[0].hit.path, "bm25_rank") == 1:
         return None
     return f"the page found first is neither the words' first nor among the first {MEANING_PAGES} in meaning (number {rank})"
 
