@@ -64,6 +64,7 @@ def run(out: Path, sets: list[str], questions: list[Path], cache: Path) -> None:
                         "right": not case.must_abstain and answer.status == "answered" and is_right(outcome),
                         "answer": answer.answer,
                         "sources": [s.path for s in answer.sources],
+                        "closest": [s.path for s in answer.closest],  # the pages offered with an abstention
                         "note": next((p.detail.get("note") for p in answer.problems if p.kind == "abstained"), None),
                         "first_search": [h.as_dict() for h in first],
                     }

@@ -388,6 +388,16 @@ def test_an_abstention_offers_the_closest_pages_that_share_a_word_with_the_quest
     assert [s.path for s in a.closest] == ["help/returns-and-refunds.md"]
 
 
+def test_an_abstention_leaves_out_a_page_sharing_a_word_that_the_encoder_ranks_below_its_first_pages(rt):
+    a = ask(rt, "What is the price of the Auralis smartwatch?")
+    assert a.status == "abstained", a.answer
+    shown = {h.path: h for h in a.searches[0].hits}
+    far = shown["api/overview.md"]  # "Auralis Fleet API overview": the brand is its only word in common
+    assert far.meaning_rank is not None and far.meaning_rank > MEANING_PAGES, far
+    offered = [s.path for s in a.closest]
+    assert "api/overview.md" not in offered and "help/care-plus.md" in offered, offered
+
+
 def test_a_line_the_docs_write_as_a_quote_is_quoted_with_one_quote_mark(db_url, tmp_path):
     page = "# Two-factor\n\n> [!WARNING]\n> Turning two-factor authentication off signs you out of every device.\n"
     rt = synced_with(db_url, tmp_path / "quoted", {"security.md": page})
