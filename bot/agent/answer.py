@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from bot.agent.local import LocalAnswerer
 from bot.agent.loop import Answerer, run
-from bot.agent.meaning import MEANING_PAGES
+from bot.agent.meaning import among_meanings_first
 from bot.agent.stream import VerifiedStream
 from bot.agent.tools import Toolbox, ToolCall
 from bot.agent.types import Answer, Limits, ModelFailure, Problem, Source
@@ -105,12 +105,7 @@ def _closest(toolbox: Toolbox, searcher: Searcher, question: str, collections: l
     if not hits:
         hits = [h.record for h in searcher.search(question, k=5, collections=collections)]
     asked = content_words(question)
-    paths = list(
-        dict.fromkeys(
-            h.path
-            for h in hits
-            if page_words(h.title, h.path) & asked and (h.meaning_rank is None or h.meaning_rank <= MEANING_PAGES)
-        )
-    )[:3]
+    related = [h.path for h in hits if page_words(h.title, h.path) & asked and among_meanings_first(h)]
+    paths = list(dict.fromkeys(related))[:3]
     pages = searcher.pages(paths)
     return [Source(n, p.title, p.path, p.url, p.collection) for n, p in enumerate(pages, 1)]

@@ -15,6 +15,7 @@ from bot.agent.lines import quotable
 from kb.chunking import unnumbered
 from kb.embedding import Embedder
 from kb.encoder import CLOSE, RELATED
+from kb.hits import Hit, HitRecord
 
 # Without the encoder: one of a page's chunks in the first search ranks within this share of the docs' chunks (at
 # least MEANING_FLOOR) by dense similarity to the question. On three docs sets the right pages ranked within 1%,
@@ -142,12 +143,18 @@ def disowned(first: Sequence[Passage]) -> str | None:
     only by the fusion of the rankings. On the nine sets of bench/retrieval.py and their held-out questions
     (2026-12-07) it withholds 36 answers: 10 right, 17 wrong, 9 to questions the docs do not cover. BM25's first page is
     kept: of the 12 such answers the encoder's rank alone would withhold, 9 were right."""
-    rank = first[0].hit.meaning_rank if first else None
-    if rank is None or rank <= MEANING_PAGES:
+    if not first or among_meanings_first(first[0].hit):
         return None
     if place(first, first[0].hit.path, "bm25_rank") == 1:
         return None
+    rank = first[0].hit.meaning_rank
     return f"the page found first is neither the words' first nor among the first {MEANING_PAGES} in meaning (number {rank})"
+
+
+def among_meanings_first(hit: Hit | HitRecord) -> bool:
+    """Not known to rank below the sentence encoder's first MEANING_PAGES pages of its search: the encoder put its
+    page among them, or did not rank it (no vector yet, or a search without the encoder)."""
+    return hit.meaning_rank is None or hit.meaning_rank <= MEANING_PAGES
 
 
 def meaning_first(first: Sequence[Passage]) -> str | None:
