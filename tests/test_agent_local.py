@@ -815,7 +815,20 @@ def test_a_how_long_question_quotes_the_line_giving_a_duration_over_one_with_ano
     }
     rt = synced_with(db_url, tmp_path / "tiny", pages)
     a = ask(rt, "how long does the battery last on the pro?")
-    assert a.status == "answered" and a.answer.splitlines()[1].startswith("> The Pro plays for up to 9 hours")
+    quoted = [line for line in a.answer.splitlines() if line.startswith("> ")]
+    assert a.status == "answered" and quoted[0].startswith("> The Pro plays for up to 9 hours")
+
+
+def test_the_lines_quoted_from_a_page_come_under_its_title_and_section(db_url, tmp_path):
+    pages = {  # the line that answers says "this command": the page's title says which
+        "export-tar.md": "# borg export-tar\n\n## Description\n\nThis command creates a tarball from an archive.\n",
+        "import-tar.md": "# borg import-tar\n\n## Description\n\nThis command creates an archive from a tarball.\n",
+    }
+    rt = synced_with(db_url, tmp_path / "tar", pages)
+    a = ask(rt, "turn an archive into a tarball")
+    lines = a.answer.splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith("> This command creates a tarball from an archive."))
+    assert a.status == "answered" and lines[at - 1] == "**borg export-tar › Description**"
 
 
 def test_a_line_scoring_nearly_as_well_as_the_best_is_quoted_though_it_brings_no_new_word(db_url, tmp_path):

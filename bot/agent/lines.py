@@ -209,18 +209,28 @@ def introduced(chosen: list[Candidate]) -> list[Candidate]:
     return chosen + more
 
 
-def quote(p: Passage, i: int, header: int | None, excerpt: str) -> Segment:
+def quote(p: Passage, i: int, header: int | None, excerpt: str, named: bool = False) -> Segment:
     """One cited line; a table's first quoted row comes with the table's header, cited too, so its cells keep
     their meaning (later rows of the same table follow it without repeating the header). Prose shows the
-    excerpt that answers; the citation covers the whole line."""
+    excerpt that answers; the citation covers the whole line. named: the line is the first quoted from its
+    section, and comes under the section's name (section_name)."""
     text = p.blocks[i]
     row = Citation(p.index, i, i + 1, text, p.source)
+    name = f"{section_name(p)}\n" if named else ""
     if text.startswith("|"):
         if header is None:
-            return Segment(text, (row,))
+            return Segment(name + text, (row,))
         head = p.blocks[header : header + 2]
-        return Segment("\n".join([*head, text]), (Citation(p.index, header, header + 2, "".join(head), p.source), row))
-    return Segment(f"> {QUOTE_MARK.sub('', excerpt)}", (row,))  # a quoted paragraph of the docs: one quote mark
+        return Segment(name + "\n".join([*head, text]), (Citation(p.index, header, header + 2, "".join(head), p.source), row))
+    return Segment(f"{name}> {QUOTE_MARK.sub('', excerpt)}", (row,))  # a quoted paragraph of the docs: one quote mark
+
+
+def section_name(p: Passage) -> str:
+    """The page title and section a passage's lines come from, in bold, to stand above them: a line quoted alone
+    often names its subject only there ("This command creates a tarball from an archive." under "borg export-tar"),
+    and a reader of lines from several pages sees which says what. It is the passage's own text, cited with the line
+    below it (a number in it is checked against the passage like any other)."""
+    return f"**{p.title.replace(' > ', ' › ')}**"
 
 
 def excerpt(text: str, answers: Callable[[str], int]) -> str:

@@ -9,7 +9,8 @@ It knows nothing about particular documents, only a method:
    covers enough of it. The page the first search ranked first (BM25 and meaning, fused) always gets its best
    line in, since line scoring matches words only, and so does the second when a ranking put it above the first
    (bot.agent.meaning.contested), and the page each part's search ranked first. The pages are quoted in the order
-   the searches ranked them, each line once. Lines that speak to an assistant are never quoted.
+   the searches ranked them, each line once, under the name of its page and section. Lines that speak to an
+   assistant are never quoted.
 Arithmetic questions go to the calculator.
 """
 
@@ -373,9 +374,12 @@ class LocalAnswerer:
         for c in chosen:
             step[c.passage.index] = min(step.get(c.passage.index, len(self.part_hits)), self._step_of(c.text))
         place = {c.passage.index: (step[c.passage.index], page[c.passage.hit.path], c.passage.index) for c in chosen}
+        section = None  # the section the last line quoted came from: each section is named once, above its lines
         for _, p, i in sorted(chosen, key=lambda c: (place[c.passage.index], c.i)):
             header = header_of(p.blocks, i)
-            segments.append(quote(p, i, None if (p.index, header) in headed else header, self._excerpt(p.blocks[i])))
+            shown = self._excerpt(p.blocks[i])
+            segments.append(quote(p, i, None if (p.index, header) in headed else header, shown, p.title != section))
+            section = p.title
             segments.append(Segment("\n"))
             headed.add((p.index, header))
         return Draft(segments)
