@@ -892,6 +892,7 @@ def test_a_cost_word_asks_for_a_number_only_where_the_question_asks_what_it_is(q
         ("Refunds", "Refund window", "Refunds > Refund window"),
         ("Refunds", "Refunds > Refund window", "Refunds > Refund window"),
         ("Options", "Options > Filters > Options", "Options > Filters > Options"),  # a name met again further down stays
+        ("37.17.\xa0columns", "37.17.\xa0columns > 37.17. columns", "37.17.\xa0columns"),  # the same, spaced otherwise
     ],
 )
 def test_a_source_is_labelled_by_its_title_and_heading_path_each_part_once(title, heading, label):

@@ -28,7 +28,8 @@ class Passage:
         its title ("2.9. Transactions > 2.9. Transactions > 2.9.4. Reconciliation" is read without the second)."""
         heading = self.hit.heading if self.hit.heading.startswith(self.hit.title) else f"{self.hit.title} > {self.hit.heading}"
         parts = heading.split(" > ")
-        return " > ".join(part for i, part in enumerate(parts) if i == 0 or part != parts[i - 1])
+        spaced = [" ".join(part.split()) for part in parts]  # "37.17.\xa0columns" is "37.17. columns" written again
+        return " > ".join(part for i, part in enumerate(parts) if i == 0 or spaced[i] != spaced[i - 1])
 
     def search_result_block(self) -> dict:
         return {
