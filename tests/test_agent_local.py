@@ -8,7 +8,7 @@ import pytest
 from bot.agent.evidence import Ledger, Passage
 from bot.agent.lines import Candidate, excerpt, introduced, quotable, with_context
 from bot.agent.local import INTRO
-from bot.agent.meaning import MEANING_PAGES, Meaning, carried, contested, disowned, meaning_first, section, why_far
+from bot.agent.meaning import MEANING_PAGES, Meaning, carried, contested, disowned, ranking_first, section, why_far
 from bot.agent.numbers import arithmetic_in, asked_amount, asks_how_much
 from bot.runtime import Runtime
 from bot.settings import SAMPLE_EVAL, load_settings
@@ -675,11 +675,17 @@ def test_a_page_far_from_the_question_in_meaning_is_never_the_contested_one():
 def test_the_encoders_first_page_is_found_where_the_fused_order_put_it_third():
     first = ranked_passages(("a.md", 1, 1, 2, 0.6), ("b.md", 2, 2, 3, 0.5), ("c.md", 8, 5, 1, 0.62))
     assert contested(first) is None  # the second page is no ranking's choice
-    assert meaning_first(first) == "c.md"
+    assert ranking_first(first, "meaning_rank") == "c.md"
 
 
 def test_there_is_no_encoders_page_to_add_when_it_agrees_with_the_fused_first():
-    assert meaning_first(ranked_passages(("a.md", 1, 2, 1, 0.6), ("b.md", 2, 1, 2, 0.6))) is None
+    assert ranking_first(ranked_passages(("a.md", 1, 2, 1, 0.6), ("b.md", 2, 1, 2, 0.6)), "meaning_rank") is None
+
+
+def test_bm25s_first_page_is_found_where_the_fused_order_put_it_fourth():
+    first = ranked_passages(("a.md", 3, 1, 1, 0.6), ("b.md", 2, 2, 2, 0.5), ("c.md", 4, 3, 3, 0.5), ("d.md", 1, 9, 5, 0.5))
+    assert ranking_first(first, "bm25_rank") == "d.md"
+    assert ranking_first(first, "dense_rank") is None  # the dense ranking agrees with the fused first
 
 
 def test_a_first_page_neither_the_words_nor_the_meaning_put_first_is_not_quoted():
@@ -706,11 +712,11 @@ def test_without_encoder_vectors_the_first_page_is_quoted():
 def test_a_page_far_from_the_question_in_meaning_is_never_the_encoders_choice():
     far = ("c.md", 9, 9, 1, RELATED - 0.1)  # ranked first among pages only because the others rank lower still
     first = ranked_passages(("a.md", 1, 1, 3, 0.6), ("b.md", 2, 2, 2, 0.55), far)
-    assert meaning_first(first) == "b.md"
+    assert ranking_first(first, "meaning_rank") == "b.md"
 
 
 def test_without_the_encoders_ranks_there_is_no_encoders_page():
-    assert meaning_first(ranked_passages(("a.md", 1, 1, None, None), ("b.md", 2, 2, None, None))) is None
+    assert ranking_first(ranked_passages(("a.md", 1, 1, None, None), ("b.md", 2, 2, None, None)), "meaning_rank") is None
 
 
 def test_an_answer_quotes_both_pages_when_the_rankings_disagree_on_which_answers(rt):

@@ -8,9 +8,10 @@ It knows nothing about particular documents, only a method:
 4. answer extractively: quote the few lines that best cover the question, each cited, or abstain when no line
    covers enough of it. The page the first search ranked first (BM25 and meaning, fused) always gets its best
    line in, since line scoring matches words only, and so does the second when a ranking put it above the first
-   (bot.agent.meaning.contested), and the page each part's search ranked first. The pages are quoted in the order
-   the searches ranked them, each line once, under the name of its page and section. Lines that speak to an
-   assistant are never quoted.
+   (bot.agent.meaning.contested), and the page each part's search ranked first. Once the answer stands, the page
+   each ranking the search fused (BM25, WordLlama, the sentence encoder) puts first gets its line in too: these never
+   decide whether to answer. The pages are quoted in the order the searches ranked them, each line once, under the
+   name of its page and section. Lines that speak to an assistant are never quoted.
 Arithmetic questions go to the calculator.
 """
 
@@ -359,9 +360,10 @@ class LocalAnswerer:
             chosen = once(with_context([closest] if best is None or best[1:] == closest[1:] else [closest, best]))
         if self.needs_number and not any(has_amount(c.text) for c in chosen):
             return Draft([], note="the question asks for a number and no line found gives one")
-        encoders = self._meaning_lead(chosen)  # added to an answer that stands: it never decides whether to answer
-        if encoders is not None:
-            chosen = once(with_context([*chosen, encoders]))
+        for ranking in ("meaning_rank", "bm25_rank", "dense_rank"):  # added to an answer that stands: never deciding
+            theirs = self._ranking_lead(chosen, ranking)  # whether to answer
+            if theirs is not None:
+                chosen = once(with_context([*chosen, theirs]))
         segments, headed = [Segment(INTRO)], set()
         # The pages come in the order the searches ranked them, so the answer leads with the page the first search
         # put first by words and meaning rather than with the line sharing most words: of the answers citing a right
@@ -424,10 +426,10 @@ class LocalAnswerer:
         wanted = set(self.stems.values())
         return [line for path in paths if path and (line := self._best_line(path, wanted, quoted))]
 
-    def _meaning_lead(self, chosen: list[Candidate]) -> Candidate | None:
-        """The line of the page the encoder ranks first (meaning.meaning_first), when no line quoted is from it: its best
-        line holding a word of the question, or else its line closest to the question in meaning."""
-        path = meaning.meaning_first(self._first)
+    def _ranking_lead(self, chosen: list[Candidate], ranking: str) -> Candidate | None:
+        """The line of the page one of the search's rankings puts first (meaning.ranking_first), when no line quoted is
+        from it: its best line holding a word of the question, or else its line closest to the question in meaning."""
+        path = meaning.ranking_first(self._first, ranking)
         if path is None or any(c.passage.hit.path == path for c in chosen):
             return None
         quoted = {c.text for c in chosen}

@@ -157,14 +157,16 @@ def among_meanings_first(hit: Hit | HitRecord) -> bool:
     return hit.meaning_rank is None or hit.meaning_rank <= MEANING_PAGES
 
 
-def meaning_first(first: Sequence[Passage]) -> str | None:
-    """The page the sentence encoder ranks best among the first search's pages not far from the question in meaning,
-    when the fused order put another first. contested() looks at the second page only; the encoder's choice can
-    stand third or lower where the words point elsewhere ("test how fast borg runs on my disks": borg benchmark
-    crud), and an answer quoting it beside the fused ranking's choice was right 4 times more on the eight sets of
-    bench/retrieval.py and their held-out questions, and never wrong where it had been right."""
-    ranked = [p for p in first if p.hit.meaning_rank is not None and not_far(p)]
+def ranking_first(first: Sequence[Passage], ranking: str) -> str | None:
+    """The page one of the rankings the search fused (RANKINGS) puts first among the first search's pages not far
+    from the question in meaning, when the fused order put another first. contested() looks at the second page only;
+    a ranking's own choice can stand third or lower where the others point elsewhere ("test how fast borg runs on my
+    disks": the encoder's borg benchmark crud; "empty a table fast but keep the table itself": BM25's TRUNCATE). An
+    answer quoting the encoder's beside the fused ranking's choice was right 4 times more on the eight sets of
+    bench/retrieval.py and their held-out questions, and never wrong where it had been right; BM25's and the dense
+    ranking's as well, 6 more (2026-12-07)."""
+    ranked = [p for p in first if getattr(p.hit, ranking) is not None and not_far(p)]
     if not first or not ranked:
         return None
-    best = min(ranked, key=lambda p: (p.hit.meaning_rank, p.index))
+    best = min(ranked, key=lambda p: (getattr(p.hit, ranking), p.index))
     return None if best.hit.path == first[0].hit.path else best.hit.path
