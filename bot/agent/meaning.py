@@ -25,7 +25,8 @@ MEANING_SHARE, MEANING_FLOOR = 0.02, 10
 # RELATED nothing found is about the question; below CLOSE a question whose subject the docs never use is not
 # answered (kb.encoder says how they were measured).
 MEANING_PAGES = 3  # the lines judged are those of the first search's best pages
-RANKINGS = ("bm25_rank", "dense_rank", "meaning_rank")  # the rankings kb.search fuses, as each hit records them
+# The rankings kb.search fuses, as each hit records them: the encoder's first, as the one that orders the top pages.
+RANKINGS = ("meaning_rank", "bm25_rank", "dense_rank")
 
 
 class Meaning(NamedTuple):
