@@ -383,7 +383,9 @@ def test_an_abstention_offers_no_closest_pages_when_none_is_related(rt):
 
 
 def test_an_abstention_offers_the_closest_pages_that_share_a_word_with_the_question(rt):
-    a = ask(rt, "can I return my earbuds to a shop in Lisbon?")
+    # Not "can I return my earbuds to a shop in Lisbon?": for it five pages sit within 0.03 of each other in meaning,
+    # and whether the returns page is among the encoder's first three changed with the machine's CPU.
+    a = ask(rt, "can i drop off a return at a store in lisbon")
     assert a.status == "abstained"
     assert [s.path for s in a.closest] == ["help/returns-and-refunds.md"]
 
