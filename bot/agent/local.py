@@ -360,8 +360,9 @@ class LocalAnswerer:
             chosen = once(with_context([closest] if best is None or best[1:] == closest[1:] else [closest, best]))
         if self.needs_number and not any(has_amount(c.text) for c in chosen):
             return Draft([], note="the question asks for a number and no line found gives one")
-        for ranking in meaning.RANKINGS:  # added to an answer that stands: never deciding
-            theirs = self._ranking_lead(chosen, ranking)  # whether to answer
+        # each ranking's first page, added to an answer that stands: these lines never decide whether to answer
+        for ranking in meaning.RANKINGS:
+            theirs = self._ranking_lead(chosen, ranking)
             if theirs is not None:
                 chosen = once(with_context([*chosen, theirs]))
         segments, headed = [Segment(INTRO)], set()

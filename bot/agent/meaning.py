@@ -167,7 +167,7 @@ def ranking_first(first: Sequence[Passage], ranking: str) -> str | None:
     bench/retrieval.py and their held-out questions, and never wrong where it had been right; BM25's and the dense
     ranking's as well, 6 more (2026-12-07)."""
     ranked = [p for p in first if getattr(p.hit, ranking) is not None and not_far(p)]
-    if not first or not ranked:
+    if not ranked:
         return None
     best = min(ranked, key=lambda p: (getattr(p.hit, ranking), p.index))
     return None if best.hit.path == first[0].hit.path else best.hit.path
