@@ -38,6 +38,20 @@ def test_a_text_embeds_the_same_alone_or_in_a_batch_of_longer_texts():
     assert alone @ batched > 0.98  # batches are padded, and the padding is masked
 
 
+def test_the_shipped_graphs_weights_fit_in_seven_bits_so_every_cpu_computes_the_same_vectors():
+    """A CPU without VNNI sums pairs of activation x weight products into int16, which 8-bit weights overflow
+    (255 x 127 x 2) and 7-bit ones cannot (255 x 64 x 2): kb/weights/export_minilm.py's reduce_range."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import numpy_helper
+
+    from kb.encoder import WEIGHTS
+
+    graph = onnx.load(str(WEIGHTS / "minilm-l6-int8.onnx")).graph
+    weights = [numpy_helper.to_array(t) for t in graph.initializer if t.data_type == onnx.TensorProto.INT8]
+    assert len(weights) >= 36, "every MatMul's weights are int8"
+    assert max(int(np.abs(w.astype(np.int32)).max()) for w in weights) <= 64
+
+
 def test_the_index_serves_before_the_vectors_and_search_uses_them_as_they_land(engine, docs):
     sync(engine, docs)
     searcher = Searcher(engine, encoder=default_encoder(), recheck_seconds=0)
