@@ -23,7 +23,7 @@ from kb.chunking import ENCODER_TEXT
 from kb.embedding import EmbedderUnavailable
 
 WEIGHTS = Path(__file__).parent / "weights"
-# Its weights are int8 in 7 bits (kb/weights/export_minilm.py), so every CPU computes the same vectors; vectors of
+# Its weights are int8 in 7 bits (kb/weights/export_minilm.py), so no CPU's int8 products overflow; vectors of
 # the earlier 8-bit graph ("all-MiniLM-L6-v2-int8") are encoded again.
 MINILM = "all-MiniLM-L6-v2-int8-7bit"
 MAX_TOKENS = 256  # the model's own max_seq_length

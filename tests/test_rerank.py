@@ -38,7 +38,7 @@ def test_a_text_embeds_the_same_alone_or_in_a_batch_of_longer_texts():
     assert alone @ batched > 0.98  # batches are padded, and the padding is masked
 
 
-def test_the_shipped_graphs_weights_fit_in_seven_bits_so_every_cpu_computes_the_same_vectors():
+def test_the_shipped_graphs_weights_fit_in_seven_bits_so_no_cpu_overflows_their_int8_products():
     """A CPU without VNNI sums pairs of activation x weight products into int16, which 8-bit weights overflow
     (255 x 127 x 2) and 7-bit ones cannot (255 x 64 x 2): kb/weights/export_minilm.py's reduce_range."""
     onnx = pytest.importorskip("onnx")

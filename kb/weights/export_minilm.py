@@ -80,14 +80,15 @@ def main() -> None:
             dynamo=False,
         )
         int8 = Path(work) / "int8.onnx"
-        # Weights in 7 bits (reduce_range), so every CPU computes the same vectors. onnxruntime multiplies the
-        # unsigned activations by signed weights with vpmaddubsw on a CPU without VNNI, which sums pairs of
-        # products into int16 and saturates past 32767: 255 x 127 x 2 can, 255 x 64 x 2 cannot. With 8-bit weights
-        # the same texts embedded differently on such a CPU (pairwise cosines 0.011 apart on average, against an
-        # AVX-512 VNNI one, measured under qemu -cpu Haswell; 0.0002 in 7 bits), and answers moved by about 3 a docs
-        # set from one machine to another. Against the float model, 7 bits agree at 0.993 (8 bits: 0.994) on 400
-        # questions and doc lines, at the same speed; unsigned 8-bit weights agree as well as signed ones, but
-        # run 2.3x slower.
+        # Weights in 7 bits (reduce_range), so no CPU's int8 products overflow. onnxruntime multiplies the unsigned
+        # activations by signed weights with vpmaddubsw on a CPU without VNNI, which sums pairs of products into int16 and
+        # saturates past 32767: 255 x 127 x 2 can, 255 x 64 x 2 cannot. With 8-bit weights the same texts embedded
+        # differently on such a CPU (pairwise cosines 0.011 apart on average, against an AVX-512 VNNI one, measured under
+        # qemu -cpu Haswell; 0.0002 in 7 bits), and answers moved by about 3 a docs set from one machine to another. What
+        # is left in 7 bits is rounding: the float steps between the int8 ones differ in their last digits from one
+        # instruction set to another, which can move an activation's int8 step. Against the float model, 7 bits agree at
+        # 0.993 (8 bits: 0.994) on 400 questions and doc lines, at the same speed; unsigned 8-bit weights agree as well as
+        # signed ones, but run 2.3x slower.
         quantize_dynamic(
             str(fp32),
             str(int8),
