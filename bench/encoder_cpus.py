@@ -20,12 +20,13 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import delete, select
+from sqlalchemy import select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.retrieval import docs_sets
 from bot.database import open_database
+from kb.embedding import unpack_many
 from kb.encode import encode_missing
 from kb.encoder import default_encoder
 from kb.models import encodings
@@ -35,25 +36,20 @@ QEMU = "qemu-x86_64"
 
 
 def encode(db: Path, limit: int | None) -> None:
-    """Fill in the encoder's vectors of the database's chunks afresh (the first `limit` of them, if given)."""
+    """Fill in the encoder's vectors of the database's chunks (the first `limit` of them, if given: a pass with no
+    time left still writes its first batch)."""
     engine = open_database(f"sqlite:///{db}")
-    with engine.begin() as conn:
-        conn.execute(delete(encodings))
-    encoder = default_encoder()
-    encode_missing(engine, encoder, batch=limit or 256, seconds=0 if limit else None)
+    encode_missing(engine, default_encoder(), batch=limit or 256, seconds=0 if limit else None)
     engine.dispose()
 
 
 def vectors(db: Path) -> dict[int, np.ndarray]:
-    """Each chunk's stored vector (int8 with its scale, kb.embedding.pack) as a unit vector."""
+    """Each chunk's stored vector as a unit vector, as search reads it (kb.embedding.unpack_many)."""
     engine = open_database(f"sqlite:///{db}")
     with engine.connect() as conn:
         rows = conn.execute(select(encodings.c.chunk_id, encodings.c.vector)).all()
-    out = {}
-    for chunk_id, blob in rows:
-        codes = np.frombuffer(bytes(blob)[4:], dtype=np.int8).astype(np.float32)
-        out[chunk_id] = codes / np.linalg.norm(codes)
-    return out
+    units = unpack_many([bytes(r.vector) for r in rows], default_encoder().dim)
+    return {r.chunk_id: unit for r, unit in zip(rows, units)}
 
 
 def compare(here: dict[int, np.ndarray], there: dict[int, np.ndarray]) -> str:
